@@ -1,0 +1,91 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Compiler settings shared by every Swift target: the public surface is chosen on purpose
+/// (`InternalImportsByDefault`), existentials are spelled out, and imports are explicit.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Stepwise",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Stepwise", targets: ["Stepwise"]),
+        .executable(name: "stepwise", targets: ["StepwiseTool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C shims: the only places that see C types.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        // JSON values and their codec. No dependencies.
+        .target(name: "StepwiseJSON", swiftSettings: strictSettings),
+        // SHA-256, Ed25519, base64 and hex over libsodium.
+        .target(name: "StepwiseCrypto", dependencies: ["CSodium"], swiftSettings: strictSettings),
+        // The expression language and templates.
+        .target(
+            name: "StepwiseExpressions",
+            dependencies: ["StepwiseJSON", "StepwiseCrypto"],
+            swiftSettings: strictSettings
+        ),
+        // Sequence documents: block AST, decoding, validation, compilation.
+        .target(
+            name: "StepwiseSequences",
+            dependencies: ["StepwiseJSON", "StepwiseExpressions"],
+            swiftSettings: strictSettings
+        ),
+        // The host-facing umbrella module.
+        .target(
+            name: "Stepwise",
+            dependencies: ["StepwiseJSON", "StepwiseExpressions", "StepwiseSequences"],
+            swiftSettings: strictSettings
+        ),
+        // The CLI commands, as a library so tests run them in-process.
+        .target(
+            name: "StepwiseCommands",
+            dependencies: [
+                "Stepwise",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The thin `stepwise` executable.
+        .executableTarget(name: "StepwiseTool", dependencies: ["StepwiseCommands"], swiftSettings: strictSettings),
+
+        // Test support: helpers shared by test targets (not a product).
+        .target(
+            name: "StepwiseTesting",
+            dependencies: ["StepwiseJSON", "StepwiseSequences"],
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "StepwiseJSONTests", dependencies: ["StepwiseJSON"], swiftSettings: strictSettings),
+        .testTarget(name: "StepwiseCryptoTests", dependencies: ["StepwiseCrypto"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StepwiseExpressionsTests",
+            dependencies: ["StepwiseExpressions", "StepwiseJSON"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseSequencesTests",
+            dependencies: ["StepwiseSequences", "StepwiseJSON"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseSchemaTests",
+            dependencies: ["StepwiseTesting", "StepwiseSequences", "StepwiseJSON"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseCommandsTests",
+            dependencies: ["StepwiseCommands", "Stepwise"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,4 @@
+#ifndef STEPWISE_CSODIUM_SHIM_H
+#define STEPWISE_CSODIUM_SHIM_H
+#include <sodium.h>
+#endif

@@ -1,0 +1,3 @@
+@_exported public import StepwiseJSON
+@_exported public import StepwiseExpressions
+@_exported public import StepwiseSequences

@@ -1,0 +1,166 @@
+/// Writes ``JSONValue`` as RFC 8259 text.
+///
+/// Output is deterministic: keys in insertion order (or sorted by UTF-8 bytes with
+/// ``Options/sortedKeys``), doubles in their shortest round-trip form, non-ASCII characters as
+/// raw UTF-8 and only `"`, `\` and control characters escaped.
+///
+/// ```swift
+/// JSONWriter.string(["b": 1, "a": [true, nil]], options: .sortedKeys)  // {"a":[true,null],"b":1}
+/// ```
+public enum JSONWriter {
+    /// Output choices.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Object keys sorted by their UTF-8 bytes (canonical output).
+        public static let sortedKeys = Options(rawValue: 1)
+        /// Doubles with no fractional part (below 2⁵³) written as integers (`1.0` → `1`).
+        public static let integralDoublesAsIntegers = Options(rawValue: 2)
+        /// Indented with two spaces, `": "` between key and value.
+        public static let prettyPrinted = Options(rawValue: 4)
+    }
+
+    /// The UTF-8 bytes of `value`.
+    ///
+    /// - Complexity: O(n) in the size of the output (O(n log n) per object with `sortedKeys`).
+    public static func bytes(_ value: JSONValue, options: Options = []) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(value, into: &out, options: options)
+        return out
+    }
+
+    /// The JSON text of `value`.
+    public static func string(_ value: JSONValue, options: Options = []) -> String {
+        String(decoding: bytes(value, options: options), as: UTF8.self)
+    }
+
+    /// Appends the JSON text of `value` to `out`.
+    public static func write(_ value: JSONValue, into out: inout [UInt8], options: Options = []) {
+        writeValue(value, into: &out, options: options, indent: 0)
+    }
+
+    private static func newline(_ out: inout [UInt8], indent: Int) {
+        out.append(0x0A)
+        for _ in 0..<indent { out.append(0x20); out.append(0x20) }
+    }
+
+    private static func writeValue(_ value: JSONValue, into out: inout [UInt8], options: Options, indent: Int) {
+        switch value {
+        case .null:
+            out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+        case .bool(let b):
+            if b { out.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { out.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65]) }
+        case .integer(let i):
+            appendInteger(i, to: &out)
+        case .double(let d):
+            appendDouble(d, to: &out, integralAsInteger: options.contains(.integralDoublesAsIntegers))
+        case .string(let s):
+            appendString(s, to: &out)
+        case .array(let a):
+            out.append(0x5B)
+            let pretty = options.contains(.prettyPrinted)
+            for (i, element) in a.enumerated() {
+                if i > 0 { out.append(0x2C) }
+                if pretty { newline(&out, indent: indent + 1) }
+                writeValue(element, into: &out, options: options, indent: indent + 1)
+            }
+            if pretty && !a.isEmpty { newline(&out, indent: indent) }
+            out.append(0x5D)
+        case .object(let o):
+            out.append(0x7B)
+            let pretty = options.contains(.prettyPrinted)
+            var first = true
+            func member(_ key: String, _ v: JSONValue) {
+                if !first { out.append(0x2C) }
+                first = false
+                if pretty { newline(&out, indent: indent + 1) }
+                appendString(key, to: &out)
+                out.append(0x3A)
+                if pretty { out.append(0x20) }
+                writeValue(v, into: &out, options: options, indent: indent + 1)
+            }
+            if options.contains(.sortedKeys) {
+                for (k, v) in o.sortedByKey() { member(k, v) }
+            } else {
+                for (k, v) in o { member(k, v) }
+            }
+            if pretty && !o.isEmpty { newline(&out, indent: indent) }
+            out.append(0x7D)
+        }
+    }
+
+    /// Appends the decimal digits of `value`.
+    package static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value == 0 {
+            out.append(0x30)
+            return
+        }
+        var magnitude = value.magnitude
+        if value < 0 { out.append(0x2D) }
+        // 20 digits hold UInt64.max.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 0
+            while magnitude > 0 {
+                digits[n] = UInt8(truncatingIfNeeded: magnitude % 10) + 0x30
+                magnitude /= 10
+                n += 1
+            }
+            while n > 0 {
+                n -= 1
+                out.append(digits[n])
+            }
+        }
+    }
+
+    /// Appends a finite double in shortest round-trip form; non-finite values become `null`.
+    package static func appendDouble(_ d: Double, to out: inout [UInt8], integralAsInteger: Bool) {
+        guard d.isFinite else {
+            out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            return
+        }
+        if integralAsInteger, d.rounded(.towardZero) == d, abs(d) < 9_007_199_254_740_992 {
+            appendInteger(Int64(d), to: &out)
+            return
+        }
+        out.append(contentsOf: d.description.utf8)
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `s` as a quoted JSON string.
+    package static func appendString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var s = s
+        s.withUTF8 { bytes in
+            var runStart = 0
+            var i = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                if b >= 0x20 && b != 0x22 && b != 0x5C {
+                    i += 1
+                    continue
+                }
+                if runStart < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i])) }
+                out.append(0x5C)
+                switch b {
+                case 0x22: out.append(0x22)
+                case 0x5C: out.append(0x5C)
+                case 0x0A: out.append(0x6E)
+                case 0x0D: out.append(0x72)
+                case 0x09: out.append(0x74)
+                case 0x08: out.append(0x62)
+                case 0x0C: out.append(0x66)
+                default:
+                    out.append(contentsOf: [0x75, 0x30, 0x30])
+                    out.append(hexDigits[Int(b >> 4)])
+                    out.append(hexDigits[Int(b & 0xF)])
+                }
+                i += 1
+                runStart = i
+            }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count])) }
+        }
+        out.append(0x22)
+    }
+}
