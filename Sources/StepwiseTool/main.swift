@@ -1,1 +1,3 @@
-print("stepwise")
+import StepwiseCommands
+
+await StepwiseCLI.runFromCommandLine()

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Reading the files and folders named on a command line.
+enum InputFiles {
+    /// Expands each path: a file as is, a folder to every `*.json` below it (sorted).
+    ///
+    /// - Returns: the files, and a message for each path that does not exist.
+    static func expand(_ paths: [String]) -> (files: [String], missing: [String]) {
+        var files: [String] = []
+        var missing: [String] = []
+        let fm = FileManager.default
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                missing.append(path)
+                continue
+            }
+            if isDirectory.boolValue {
+                let base = URL(fileURLWithPath: path)
+                var found: [String] = []
+                if let enumerator = fm.enumerator(at: base, includingPropertiesForKeys: nil) {
+                    for case let url as URL in enumerator where url.pathExtension == "json" {
+                        found.append(url.path)
+                    }
+                }
+                files.append(contentsOf: found.sorted())
+            } else {
+                files.append(path)
+            }
+        }
+        return (files, missing)
+    }
+
+    /// The bytes of a file.
+    ///
+    /// - Throws: a message naming the file when it cannot be read.
+    static func read(_ path: String) throws(InputError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(message: "cannot read \(path)")
+        }
+        return [UInt8](data)
+    }
+}
+
+/// A command-line input that cannot be used.
+struct InputError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}

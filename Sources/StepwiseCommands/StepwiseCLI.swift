@@ -1,0 +1,24 @@
+public import ArgumentParser
+
+/// The `stepwise` command-line tool: validate sequences, evaluate expressions, and more.
+///
+/// The executable target only calls ``StepwiseCLI/main()``; every subcommand lives here so tests
+/// can run them in-process.
+public struct StepwiseCLI: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "stepwise",
+        abstract: "Run server-pushed workflows durably, and check them before they ship.",
+        subcommands: [ValidateCommand.self, DescribeCommand.self, EvalCommand.self]
+    )
+
+    public init() {}
+}
+
+extension StepwiseCLI {
+    /// Parses the process arguments, runs the chosen command and exits with its status.
+    ///
+    /// The executable calls this, so it needs no ArgumentParser import of its own.
+    public static func runFromCommandLine() async {
+        await main()
+    }
+}

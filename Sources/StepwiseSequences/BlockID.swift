@@ -1,0 +1,14 @@
+/// The `id` of a block: unique within its id space (the main tree, `on_failure`, `on_cancel`).
+public struct BlockID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByStringLiteral
+{
+    /// The id as written in the document.
+    public let rawValue: String
+    /// Wraps an id.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Wraps an id.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+    public static func < (lhs: BlockID, rhs: BlockID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
