@@ -40,6 +40,18 @@ let package = Package(
             dependencies: ["StepwiseJSON", "StepwiseExpressions"],
             swiftSettings: strictSettings
         ),
+        // The engine: execution tree as pure transitions, scheduler, handler dispatch, behind a store protocol.
+        .target(
+            name: "StepwiseExecution",
+            dependencies: ["StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseCrypto"],
+            swiftSettings: strictSettings
+        ),
+        // SQLite: a thin wrapper over the C API, migrations, and the execution store.
+        .target(
+            name: "StepwiseSQLite",
+            dependencies: ["CSQLite", "StepwiseJSON", "StepwiseExecution"],
+            swiftSettings: strictSettings
+        ),
         // The host-facing umbrella module.
         .target(
             name: "Stepwise",
@@ -80,6 +92,16 @@ let package = Package(
         .testTarget(
             name: "StepwiseSchemaTests",
             dependencies: ["StepwiseTesting", "StepwiseSequences", "StepwiseJSON"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseSQLiteTests",
+            dependencies: ["StepwiseSQLite", "StepwiseJSON"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseExecutionTests",
+            dependencies: ["StepwiseExecution", "StepwiseSQLite", "StepwiseSequences", "StepwiseJSON", "StepwiseTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
