@@ -34,7 +34,9 @@ public struct Block: Sendable {
         }
     }
 
-    /// The block lists directly inside this block, in document order.
+    /// The block lists directly inside this block, in document order, at stable positions:
+    /// router routes then `default` (when present); try_catch always `[try, catch, finally]`
+    /// (an absent phase is an empty list; check the block's fields for presence).
     public var childLists: [[Block]] {
         switch kind {
         case .step: []
@@ -43,7 +45,7 @@ public struct Block: Sendable {
         case .race(let r): r.branches
         case .loop(let l): [l.body]
         case .forEach(let f): [f.body]
-        case .tryCatch(let t): [t.tryBlocks] + (t.catchBlocks.map { [$0] } ?? []) + (t.finallyBlocks.map { [$0] } ?? [])
+        case .tryCatch(let t): [t.tryBlocks, t.catchBlocks ?? [], t.finallyBlocks ?? []]
         case .subSequence: []
         case .abSplit(let a): a.variants.map(\.blocks)
         case .cancellationScope(let c): [c.blocks]

@@ -1,0 +1,152 @@
+public import StepwiseJSON
+
+/// Where the engine keeps everything durable: sequences, instances, nodes and the journal.
+///
+/// The engine is the only writer and calls a store from one task at a time, so implementations
+/// need no locking of their own and are not required to be `Sendable`. Every ``commit(_:)`` is
+/// one atomic transaction: either all of a batch is durable or none of it.
+public protocol ExecutionStore: AnyObject {
+    /// Every stored sequence version, without its bytes.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func storedSequences() throws(StepwiseError) -> [StoredSequence]
+
+    /// The document bytes of a stored version, or `nil`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func sequenceBytes(_ key: SequenceKey) throws(StepwiseError) -> [UInt8]?
+
+    /// Every instance that is not terminal, or whose hook list still runs, with its nodes.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func loadLiveInstances() throws(StepwiseError) -> [(InstanceRecord, [Node])]
+
+    /// One instance with its nodes, or `nil`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func loadInstance(_ id: InstanceID) throws(StepwiseError) -> (InstanceRecord, [Node])?
+
+    /// The live instance holding `dedupKey`, if any.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func instanceHolding(dedupKey: String) throws(StepwiseError) -> InstanceID?
+
+    /// The journal of one instance in commit order.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func journal(of instance: InstanceID) throws(StepwiseError) -> [JournalEntry]
+
+    /// Journal entries after `sequence`, oldest first, at most `limit`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func journal(after sequence: Int64, limit: Int) throws(StepwiseError) -> [JournalEntry]
+
+    /// Instance summaries matching `filter`, most recently updated first, after `cursor`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func instances(matching filter: InstanceFilter, limit: Int, after cursor: InstanceCursor?) throws(StepwiseError)
+        -> [InstanceRecord]
+
+    /// A small persisted value (cursors, device context).
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func metadata(_ key: String) throws(StepwiseError) -> String?
+
+    /// Applies a batch atomically.
+    ///
+    /// - Throws: ``StepwiseError`` `storage` (nothing of the batch is applied) or `conflict` when a
+    ///   unique constraint (a live dedup key, an existing instance id) refuses it.
+    func commit(_ batch: StoreBatch) throws(StepwiseError)
+}
+
+/// A stored sequence version's metadata.
+public struct StoredSequence: Sendable, Hashable {
+    /// Name and version.
+    public let key: SequenceKey
+    /// Whether it is deprecated (never chosen as latest).
+    public var isDeprecated: Bool
+    /// Where it came from: `local` or `manifest`.
+    public var origin: String
+    /// Lowercase hex SHA-256 of the bytes.
+    public var sha256: String
+    /// When it was stored, Unix ms.
+    public var installedAt: Int64
+    /// Whether a manifest retired it.
+    public var isRetired: Bool
+
+    /// Creates metadata.
+    public init(key: SequenceKey, isDeprecated: Bool, origin: String, sha256: String, installedAt: Int64, isRetired: Bool = false) {
+        self.key = key
+        self.isDeprecated = isDeprecated
+        self.origin = origin
+        self.sha256 = sha256
+        self.installedAt = installedAt
+        self.isRetired = isRetired
+    }
+}
+
+/// Everything one transition pass writes.
+public struct StoreBatch: Sendable {
+    /// New sequence versions with their bytes.
+    public var sequences: [(StoredSequence, [UInt8])] = []
+    /// Instance rows to insert or replace.
+    public var instances: [InstanceRecord] = []
+    /// Node rows to insert or replace, per instance.
+    public var nodes: [(InstanceID, [Node])] = []
+    /// Journal entries to append, in order.
+    public var journal: [JournalEntry] = []
+    /// Instances (with their nodes and journal) to delete.
+    public var deletedInstances: [InstanceID] = []
+    /// Metadata to set.
+    public var metadata: [(String, String)] = []
+
+    /// An empty batch.
+    public init() {}
+
+    /// Whether the batch writes nothing.
+    public var isEmpty: Bool {
+        sequences.isEmpty && instances.isEmpty && nodes.isEmpty && journal.isEmpty && deletedInstances.isEmpty
+            && metadata.isEmpty
+    }
+}
+
+/// Which instances a listing returns.
+public struct InstanceFilter: Sendable, Hashable {
+    /// Only these states (empty: all).
+    public var states: Set<InstanceState>
+    /// Only this sequence name.
+    public var sequenceName: String?
+    /// Only children of this instance.
+    public var parent: InstanceID?
+
+    /// Creates a filter.
+    public init(states: Set<InstanceState> = [], sequenceName: String? = nil, parent: InstanceID? = nil) {
+        self.states = states
+        self.sequenceName = sequenceName
+        self.parent = parent
+    }
+}
+
+/// A position in an instance listing: the last row of the previous page.
+public struct InstanceCursor: Sendable, Hashable {
+    /// `updatedAt` of the last row.
+    public let updatedAt: Int64
+    /// Id of the last row.
+    public let id: InstanceID
+
+    /// Creates a cursor.
+    public init(updatedAt: Int64, id: InstanceID) {
+        self.updatedAt = updatedAt
+        self.id = id
+    }
+
+    /// The opaque text form handed to hosts.
+    public var token: String { "\(updatedAt)_\(id.rawValue)" }
+
+    /// Parses the text form.
+    public init?(token: String) {
+        let parts = token.split(separator: "_", maxSplits: 1)
+        guard parts.count == 2, let t = Int64(parts[0]), let id = InstanceID(rawValue: String(parts[1])) else { return nil }
+        self.init(updatedAt: t, id: id)
+    }
+}

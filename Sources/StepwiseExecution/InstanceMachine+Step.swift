@@ -1,0 +1,440 @@
+import StepwiseExpressions
+import StepwiseJSON
+import StepwiseSequences
+
+/// Limits on values a step may write (SEMANTICS §1.7).
+enum PayloadLimits {
+    static let maxOutputBytes = 1_048_576
+    static let maxDataBytes = 4 * 1_048_576
+}
+
+extension InstanceMachine {
+    // MARK: Entering a step (SEMANTICS §2.3)
+
+    mutating func enterStep(_ id: NodeID, block: Block, step: StepBlock) {
+        if let when = step.when {
+            switch when.evaluate(scope(for: id)) {
+            case .error(let message):
+                finish(id, .failed, error: error(at: id, message))
+                return
+            case .value(let v) where !v.isTruthy:
+                log(.stepSkipped, node: id, step: block.id.rawValue)
+                finish(id, .skipped)
+                return
+            case .value:
+                break
+            }
+        }
+        if let delay = step.delay {
+            var node = runtime[id]
+            if node.progress.jitterMs == nil {
+                let scope = scope(for: id)
+                node.progress.jitterMs = delay.jitterMilliseconds > 0
+                    ? Int64(scope.random.next() % UInt64(delay.jitterMilliseconds + 1)) : 0
+            }
+            node.phase = .delaying
+            node.dueAt = now + delay.durationMilliseconds + (node.progress.jitterMs ?? 0)
+            runtime[id] = node
+            return
+        }
+        proceedToDispatch(id, step: step)
+    }
+
+    /// Phase 3 on: device conditions, handler registration, then queue for a slot.
+    mutating func proceedToDispatch(_ id: NodeID, step: StepBlock) {
+        var node = runtime[id]
+        node.dueAt = nil
+        if let runWhen = step.runWhen, !context.conditions.satisfies(runWhen) {
+            node.state = .waiting
+            node.phase = .awaitingConditions
+            runtime[id] = node
+            return
+        }
+        if !context.isHandlerRegistered(step.handler) {
+            node.state = .waiting
+            node.phase = .awaitingHandler
+            runtime[id] = node
+            return
+        }
+        node.state = .running
+        node.phase = .queued
+        runtime[id] = node
+        effect(.enqueue(id))
+    }
+
+    /// Re-checks nodes waiting on device conditions or handler registrations.
+    mutating func recheckBlockedSteps() {
+        for node in runtime.activeNodes where node.phase == .awaitingConditions || node.phase == .awaitingHandler {
+            guard let block = runtime.block(of: node.id), case .step(let s) = block.kind else { continue }
+            proceedToDispatch(node.id, step: s)
+        }
+        drain()
+    }
+
+    // MARK: Attempts
+
+    /// Turns a queued node into an in-flight attempt: resolves params, records the dispatch.
+    ///
+    /// - Returns: the call to make, or `nil` when the node is no longer runnable (then the
+    ///   transition that happened instead — a failure, a wait — is recorded).
+    mutating func beginAttempt(_ id: NodeID) -> HandlerCall? {
+        var node = runtime[id]
+        guard !node.state.isTerminal, node.phase == .queued || (node.phase == .escalating && node.progress.idempotencyKey == nil),
+            let block = runtime.block(of: id), case .step(let step) = block.kind
+        else { return nil }
+        let isEscalation = node.phase == .escalating
+        let handler = isEscalation ? (step.waitForInput?.escalationHandler ?? step.handler) : step.handler
+        if !isEscalation {
+            if let runWhen = step.runWhen, !context.conditions.satisfies(runWhen) {
+                node.state = .waiting
+                node.phase = .awaitingConditions
+                runtime[id] = node
+                deriveState()
+                return nil
+            }
+        }
+        if !context.isHandlerRegistered(handler) {
+            if isEscalation {
+                node.progress.idempotencyKey = nil
+                runtime[id] = node
+                deriveState()
+                return nil
+            }
+            node.state = .waiting
+            node.phase = .awaitingHandler
+            runtime[id] = node
+            deriveState()
+            return nil
+        }
+        let limit = Int(context.configuration.maxStepsPerInstance)
+        if limit > 0 && record.stepsExecuted + 1 > limit {
+            failInstance("max steps per instance (\(limit)) exceeded")
+            return nil
+        }
+        let scope = scope(for: id)
+        let params: JSONValue
+        do {
+            params = try step.params.resolve(scope)
+        } catch {
+            finish(id, .failed, error: self.error(at: id, error.description))
+            drain()
+            return nil
+        }
+        let attempt = isEscalation ? node.attempt : node.attempt + 1
+        let key = "\(runtime.id.rawValue):\(block.id.rawValue):\(runtime.iterationPath(of: id)):\(attempt)"
+            + (isEscalation ? ":escalation" : "")
+        let timeout: Int64? = {
+            let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
+            if isEscalation { return configured > 0 ? configured : nil }
+            if let t = step.timeoutMilliseconds { return t > 0 ? t : nil }
+            return configured > 0 ? configured : nil
+        }()
+        node.attempt = attempt
+        node.state = .running
+        if isEscalation { node.progress.escalations += 1 } else { node.phase = .inFlight }
+        node.progress.params = params
+        node.progress.idempotencyKey = key
+        node.progress.attemptStartedAt = now
+        node.dueAt = timeout.map { now + $0 }
+        runtime[id] = node
+        var r = record
+        r.stepsExecuted += 1
+        record = r
+        log(
+            .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
+            [
+                "handler": .string(handler), "params": params, "idempotency_key": .string(key),
+                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": .bool(isEscalation),
+            ])
+        deriveState()
+        return HandlerCall(
+            instance: runtime.id, node: id, stepID: block.id.rawValue, handler: handler, params: params,
+            data: scope.data, attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+    }
+
+    /// The call to re-make for an attempt that was in flight when the process died (same
+    /// attempt, params and key).
+    func resumedCall(_ id: NodeID) -> HandlerCall? {
+        let node = runtime[id]
+        guard let block = runtime.block(of: id), case .step(let step) = block.kind,
+            let key = node.progress.idempotencyKey, node.phase == .inFlight || node.phase == .escalating
+        else { return nil }
+        let isEscalation = node.phase == .escalating
+        let timeout: Int64? = node.dueAt.map { $0 - (node.progress.attemptStartedAt ?? now) }
+        return HandlerCall(
+            instance: runtime.id, node: id, stepID: block.id.rawValue,
+            handler: isEscalation ? (step.waitForInput?.escalationHandler ?? step.handler) : step.handler,
+            params: node.progress.params ?? .null, data: scope(for: id).data, attempt: node.attempt,
+            idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+    }
+
+    /// Whether a result for `attempt` of `id` is still wanted.
+    func isCurrent(_ id: NodeID, attempt: Int, escalation: Bool) -> Bool {
+        guard id.rawValue < runtime.allNodes.count else { return false }
+        let node = runtime[id]
+        guard !node.state.isTerminal, node.attempt == attempt, node.progress.idempotencyKey != nil else { return false }
+        return escalation ? node.phase == .escalating : node.phase == .inFlight
+    }
+
+    // MARK: Results
+
+    mutating func handlerSucceeded(_ id: NodeID, attempt: Int, escalation: Bool, output: JSONValue) {
+        guard isCurrent(id, attempt: attempt, escalation: escalation), let block = runtime.block(of: id),
+            case .step(let step) = block.kind
+        else { return }
+        let size = JSONWriter.bytes(output).count
+        if size > PayloadLimits.maxOutputBytes {
+            handlerFailed(
+                id, attempt: attempt, escalation: escalation,
+                failure: AttemptFailure(
+                    message: "handler output is \(size) bytes, more than the limit of \(PayloadLimits.maxOutputBytes)",
+                    code: "output_too_large", isRetryable: false))
+            return
+        }
+        if escalation {
+            var node = runtime[id]
+            node.progress.idempotencyKey = nil
+            runtime[id] = node
+            log(.stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt, ["output": output, "escalation": true])
+            switch acceptInput(id, step: step, payload: output) {
+            case .accepted: break
+            case .rejected(let message):
+                finish(id, .failed, error: error(at: id, "escalation handler output rejected: \(message)"))
+            }
+            drain()
+            return
+        }
+        // Record the output: outputs.<id> and context.data.<id>.
+        var data = record.data
+        data[block.id.rawValue] = output
+        if let problem = dataSizeProblem(data) {
+            finish(id, .failed, error: error(at: id, problem))
+            drain()
+            return
+        }
+        var r = record
+        r.data = data
+        r.outputs[block.id.rawValue] = output
+        record = r
+        log(.stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt, ["output": output])
+        var node = runtime[id]
+        node.progress.idempotencyKey = nil
+        node.dueAt = nil
+        if let wait = step.waitForInput {
+            let waitID = "\(runtime.id.rawValue):\(id.rawValue):\(attempt)"
+            node.state = .waiting
+            node.phase = .awaitingInput
+            node.progress.waitID = waitID
+            node.dueAt = wait.timeoutMilliseconds.map { now + $0 }
+            runtime[id] = node
+            var payload: JSONObject = [
+                "handler": .string(step.handler), "prompt": .string(wait.prompt), "wait_id": .string(waitID),
+            ]
+            payload["choices"] = wait.choices.map { .array($0.map { ["label": .string($0.label), "value": .string($0.value)] }) } ?? .null
+            payload["store_as"] = wait.storeAs.map(JSONValue.string) ?? .null
+            payload["timeout_at"] = node.dueAt.map { .integer($0) } ?? .null
+            log(.stepPending, node: id, step: block.id.rawValue, attempt: attempt, .object(payload))
+        } else {
+            runtime[id] = node
+            log(.stepCompleted, node: id, step: block.id.rawValue, attempt: attempt, ["output": output])
+            finish(id, .completed)
+        }
+        drain()
+    }
+
+    func dataSizeProblem(_ data: JSONObject) -> String? {
+        let size = JSONWriter.bytes(.object(data)).count
+        return size > PayloadLimits.maxDataBytes
+            ? "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)" : nil
+    }
+
+    mutating func handlerFailed(_ id: NodeID, attempt: Int, escalation: Bool, failure: AttemptFailure) {
+        guard isCurrent(id, attempt: attempt, escalation: escalation), let block = runtime.block(of: id),
+            case .step(let step) = block.kind
+        else { return }
+        var node = runtime[id]
+        node.progress.idempotencyKey = nil
+        node.dueAt = nil
+        runtime[id] = node
+        if escalation {
+            log(.stepFailed, node: id, step: block.id.rawValue, attempt: attempt, [
+                "error": .string(failure.message), "code": failure.code.map(JSONValue.string) ?? .null,
+                "will_retry": false, "escalation": true,
+            ])
+            finish(id, .failed, error: error(at: id, "escalation handler failed: \(failure.message)", code: failure.code))
+            drain()
+            return
+        }
+        let backoff = retryBackoff(id, step: step, attempt: attempt, failure: failure)
+        log(.stepFailed, node: id, step: block.id.rawValue, attempt: attempt, [
+            "error": .string(failure.message), "code": failure.code.map(JSONValue.string) ?? .null,
+            "will_retry": .bool(backoff != nil),
+        ])
+        if let backoff {
+            node = runtime[id]
+            node.phase = .backoff
+            node.dueAt = now + backoff
+            runtime[id] = node
+        } else {
+            finish(id, .failed, error: error(at: id, failure.message, code: failure.code))
+        }
+        drain()
+    }
+
+    /// The backoff before the next attempt, or `nil` when the node must fail (SEMANTICS §2.6).
+    func retryBackoff(_ id: NodeID, step: StepBlock, attempt: Int, failure: AttemptFailure) -> Int64? {
+        guard failure.isRetryable, let retry = step.retry else { return nil }
+        let attemptsSoFar = attempt - runtime[id].progress.budgetStart
+        if attemptsSoFar >= retry.maxAttempts + 1 { return nil }
+        if let code = failure.code, retry.nonRetryableCodes.contains(code) { return nil }
+        if let retryIf = retry.retryIf {
+            var data = record.data
+            var errorObject: JSONObject = ["message": .string(failure.message)]
+            if let code = failure.code { errorObject["code"] = .string(code) }
+            data["_error"] = .object(errorObject)
+            guard case .value(let v) = retryIf.evaluate(scope(for: id, dataOverride: data)), v.isTruthy else { return nil }
+        }
+        return retry.backoffMilliseconds(beforeRetry: attemptsSoFar)
+    }
+
+    // MARK: Timers
+
+    /// Fires the node's timer if it is due.
+    mutating func timerFired(_ id: NodeID) {
+        guard id.rawValue < runtime.allNodes.count else { return }
+        let node = runtime[id]
+        guard !node.state.isTerminal, let due = node.dueAt, due <= now, let block = runtime.block(of: id) else { return }
+        switch (node.phase, block.kind) {
+        case (.delaying, .step(let step)):
+            var n = node
+            n.progress.delayDone = true
+            runtime[id] = n
+            proceedToDispatch(id, step: step)
+        case (.backoff, .step(let step)):
+            proceedToDispatch(id, step: step)
+        case (.inFlight, .step(let step)):
+            let limit = due - (node.progress.attemptStartedAt ?? due)
+            effect(.cancelHandler(id))
+            handlerFailed(
+                id, attempt: node.attempt, escalation: false,
+                failure: AttemptFailure(
+                    message: "handler '\(step.handler)' timed out after \(limit) ms", code: "timeout", isRetryable: true))
+            return
+        case (.escalating, .step(let step)):
+            effect(.cancelHandler(id))
+            let limit = due - (node.progress.attemptStartedAt ?? due)
+            handlerFailed(
+                id, attempt: node.attempt, escalation: true,
+                failure: AttemptFailure(
+                    message: "handler '\(step.waitForInput?.escalationHandler ?? step.handler)' timed out after \(limit) ms",
+                    code: "timeout", isRetryable: false))
+            return
+        case (.awaitingInput, .step(let step)):
+            let timeout = step.waitForInput?.timeoutMilliseconds ?? 0
+            var n = node
+            n.progress.waitID = nil
+            n.dueAt = nil
+            if step.waitForInput?.escalationHandler != nil {
+                n.state = .running
+                n.phase = .escalating
+                n.progress.idempotencyKey = nil
+                runtime[id] = n
+                effect(.enqueue(id))
+            } else {
+                runtime[id] = n
+                finish(
+                    id, .failed,
+                    error: error(at: id, "wait_for_input on step '\(block.id)' timed out after \(timeout) ms", code: "timeout"))
+            }
+        case (.polling, .loop(let loop)):
+            var n = node
+            n.phase = .active
+            n.dueAt = nil
+            runtime[id] = n
+            loopNextIteration(id, loop: loop)
+        default:
+            break
+        }
+        drain()
+    }
+
+    // MARK: Human input (SEMANTICS §2.9)
+
+    enum InputDecision {
+        case accepted
+        case rejected(String)
+    }
+
+    /// Applies a completeStep payload to an open wait (or an escalation output).
+    mutating func acceptInput(_ id: NodeID, step: StepBlock, payload: JSONValue) -> InputDecision {
+        guard case .object(let object) = payload else {
+            return .rejected("output must be a JSON object, got \(payload.typeName)")
+        }
+        let value = object["value"] ?? payload
+        if let choices = step.waitForInput?.choices {
+            let allowed = choices.map(\.value)
+            guard case .string(let s) = value, allowed.contains(s) else {
+                let shown: String = {
+                    if case .string(let s) = value { return s }
+                    return JSONWriter.string(value)
+                }()
+                return .rejected("value '\(shown)' is not one of the choices: \(allowed.joined(separator: ", "))")
+            }
+        }
+        guard let block = runtime.block(of: id) else { return .rejected("unknown step") }
+        let key = step.waitForInput?.storeAs ?? block.id.rawValue
+        var data = record.data
+        data[key] = value
+        if let problem = dataSizeProblem(data) { return .rejected(problem) }
+        var r = record
+        r.data = data
+        record = r
+        log(.inputReceived, node: id, step: block.id.rawValue, attempt: runtime[id].attempt, ["payload": payload, "value": value])
+        var node = runtime[id]
+        node.progress.waitID = nil
+        runtime[id] = node
+        finish(id, .completed)
+        return .accepted
+    }
+
+    /// Open waits of `stepID`, oldest first.
+    func openWaits(of stepID: String) -> [Node] {
+        runtime.activeNodes.filter { node in
+            node.phase == .awaitingInput && runtime.block(of: node.id)?.id.rawValue == stepID
+        }
+    }
+
+    /// completeStep (SEMANTICS §2.9): checks in order, then applies atomically.
+    ///
+    /// - Throws: ``StepwiseError`` `invalidState` (no open wait) or `invalidInput`; nothing changes then.
+    mutating func completeStep(stepID: String, payload: JSONValue, waitID: String?) throws(StepwiseError) {
+        let waits = openWaits(of: stepID)
+        let target: Node?
+        if let waitID {
+            target = waits.first { $0.progress.waitID == waitID }
+        } else {
+            target = waits.first
+        }
+        guard let node = target, let block = runtime.block(of: node.id), case .step(let step) = block.kind else {
+            let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue == stepID }
+            let state = latest?.state.rawValue ?? "pending"
+            throw StepwiseError(
+                .invalidState, "step '\(stepID)' of instance \(runtime.id) is not waiting (state: \(state))",
+                context: ["instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID), "state": .string(state)])
+        }
+        guard case .object = payload else {
+            throw StepwiseError(.invalidInput, "output must be a JSON object, got \(payload.typeName)")
+        }
+        let size = JSONWriter.bytes(payload).count
+        if size > PayloadLimits.maxOutputBytes {
+            throw StepwiseError(
+                .invalidInput, "output is \(size) bytes, more than the limit of \(PayloadLimits.maxOutputBytes)")
+        }
+        switch acceptInput(node.id, step: step, payload: payload) {
+        case .accepted: drain()
+        case .rejected(let message):
+            throw StepwiseError(
+                .invalidInput, message, context: ["instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID)])
+        }
+    }
+}

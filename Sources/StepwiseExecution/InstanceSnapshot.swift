@@ -1,0 +1,162 @@
+import StepwiseSequences
+public import StepwiseJSON
+
+/// A point-in-time view of an instance for hosts and tools (SEMANTICS §6.3).
+public struct InstanceSnapshot: Sendable, Hashable {
+    /// The instance id.
+    public let id: InstanceID
+    /// Sequence name.
+    public let sequenceName: String
+    /// Pinned version.
+    public let sequenceVersion: Int
+    /// State.
+    public let state: InstanceState
+    /// `context.data`.
+    public let data: JSONObject
+    /// `context.config`.
+    public let config: JSONObject
+    /// Latest output per block id.
+    public let outputs: JSONObject
+    /// The first open wait in tree order, else the most recently started running step.
+    public let currentStep: String?
+    /// Open waits.
+    public let waits: [PendingStep]
+    /// The error of a failed instance.
+    public let error: InstanceError?
+    /// Whether cancellation was requested.
+    public let cancelRequested: Bool
+    /// The parent of a sub_sequence child.
+    public let parentInstanceId: InstanceID?
+    /// The dedup key.
+    public let dedupKey: String?
+    /// Created, Unix ms.
+    public let createdAt: Int64
+    /// Last change, Unix ms.
+    public let updatedAt: Int64
+    /// Finished, Unix ms.
+    public let finishedAt: Int64?
+    /// Why nothing is running, for waiting instances ("why isn't this running?").
+    public let waitingReasons: [String]
+    /// Whether the on_failure / on_cancel hooks are still running.
+    public let hooksRunning: Bool
+}
+
+/// An open `wait_for_input`, for UIs (SEMANTICS §6.3).
+public struct PendingStep: Sendable, Hashable {
+    /// The wait id.
+    public let waitId: String
+    /// The instance.
+    public let instanceId: InstanceID
+    /// The step's block id.
+    public let stepId: String
+    /// The step's handler.
+    public let handler: String
+    /// The prompt.
+    public let prompt: String
+    /// Choices as (label, value), when restricted.
+    public let choices: [(label: String, value: String)]?
+    /// Where the answer is stored.
+    public let storeAs: String?
+    /// When the wait opened, Unix ms.
+    public let since: Int64?
+    /// When it times out, Unix ms.
+    public let timeoutAt: Int64?
+
+    public static func == (lhs: PendingStep, rhs: PendingStep) -> Bool {
+        lhs.waitId == rhs.waitId && lhs.stepId == rhs.stepId && lhs.prompt == rhs.prompt
+            && lhs.choices?.map(\.value) == rhs.choices?.map(\.value) && lhs.timeoutAt == rhs.timeoutAt
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(waitId)
+        hasher.combine(stepId)
+    }
+}
+
+extension StepwiseEngine {
+    /// A snapshot of one instance.
+    ///
+    /// - Throws: ``StepwiseError`` `notFound`, `storage`, `shutdown`.
+    public func instance(_ id: InstanceID) throws(StepwiseError) -> InstanceSnapshot {
+        try checkOpen()
+        let runtime: InstanceRuntime
+        if let live = live[id] {
+            runtime = live
+        } else if let loaded = try store.loadInstance(id) {
+            runtime = InstanceRuntime(record: loaded.0, program: try program(for: loaded.0.sequence), nodes: loaded.1)
+        } else {
+            throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
+        }
+        return snapshot(of: runtime)
+    }
+
+    func snapshot(of runtime: InstanceRuntime) -> InstanceSnapshot {
+        let record = runtime.record
+        var waits: [PendingStep] = []
+        var reasons: [String] = []
+        var lastRunning: (Int64, String)?
+        for node in runtime.activeNodes {
+            guard let block = runtime.block(of: node.id), case .step(let step) = block.kind else {
+                if node.phase == .awaitingChild { reasons.append("\(block(runtime, node)) waits for child instance \(node.progress.childInstance ?? "?")") }
+                if node.phase == .polling, let due = node.dueAt { reasons.append("loop '\(block(runtime, node))' polls again at \(Timestamp.rfc3339(due))") }
+                continue
+            }
+            switch node.phase {
+            case .awaitingInput:
+                waits.append(
+                    PendingStep(
+                        waitId: node.progress.waitID ?? "", instanceId: record.id, stepId: block.id.rawValue,
+                        handler: step.handler, prompt: step.waitForInput?.prompt ?? "",
+                        choices: step.waitForInput?.choices?.map { ($0.label, $0.value) },
+                        storeAs: step.waitForInput?.storeAs, since: node.progress.attemptStartedAt, timeoutAt: node.dueAt))
+                reasons.append("step '\(block.id)' waits for input")
+            case .awaitingConditions:
+                let why = step.runWhen.flatMap { conditions.unmetReason($0) } ?? "device conditions unmet"
+                reasons.append("step '\(block.id)' waits for device conditions: \(why)")
+            case .awaitingHandler:
+                reasons.append("step '\(block.id)' waits for handler '\(step.handler)' to be registered")
+            case .delaying, .backoff:
+                if let due = node.dueAt {
+                    reasons.append("step '\(block.id)' \(node.phase == .delaying ? "is delayed" : "backs off before a retry") until \(Timestamp.rfc3339(due))")
+                }
+            case .inFlight, .queued, .escalating:
+                if let started = node.startedAt, lastRunning == nil || started >= lastRunning!.0 {
+                    lastRunning = (started, block.id.rawValue)
+                }
+            default:
+                break
+            }
+        }
+        if record.isPaused { reasons.insert("instance is paused", at: 0) }
+        return InstanceSnapshot(
+            id: record.id, sequenceName: record.sequence.name, sequenceVersion: record.sequence.version,
+            state: record.state, data: record.data, config: record.config, outputs: record.outputs,
+            currentStep: waits.first?.stepId ?? lastRunning?.1, waits: waits, error: record.error,
+            cancelRequested: record.cancelRequested, parentInstanceId: record.parentInstance, dedupKey: record.dedupKey,
+            createdAt: record.createdAt, updatedAt: record.updatedAt, finishedAt: record.finishedAt,
+            waitingReasons: reasons, hooksRunning: record.hooks == .running)
+    }
+
+    private func block(_ runtime: InstanceRuntime, _ node: Node) -> String {
+        runtime.block(of: node.id)?.id.rawValue ?? "root"
+    }
+
+    /// Every open wait of every live instance.
+    public func pendingWaits() throws(StepwiseError) -> [PendingStep] {
+        try checkOpen()
+        return live.values.sorted { $0.id < $1.id }.flatMap { snapshot(of: $0).waits }
+    }
+
+    /// The journal (history) of an instance, in commit order.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    public func history(of id: InstanceID) throws(StepwiseError) -> [JournalEntry] {
+        try checkOpen()
+        return try store.journal(of: id)
+    }
+
+    /// Ids of live children of `id` (sub_sequence instances).
+    public func childInstances(of id: InstanceID) throws(StepwiseError) -> [InstanceID] {
+        try store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil).map(\.id)
+    }
+}

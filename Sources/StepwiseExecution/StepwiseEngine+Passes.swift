@@ -1,0 +1,316 @@
+import StepwiseJSON
+import StepwiseSequences
+
+extension StepwiseEngine {
+    // MARK: Transitions
+
+    func makeContext() -> TransitionContext {
+        let registered = Set(handlers.keys)
+        let known = sequences
+        return TransitionContext(
+            now: clock.now(), configuration: configuration, conditions: conditions,
+            isHandlerRegistered: { registered.contains($0) },
+            findSequence: { name, version in
+                if let version {
+                    let key = SequenceKey(name: name, version: version)
+                    return known[key] != nil ? key : nil
+                }
+                return known.values.filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }.map(\.key).max()
+            },
+            makeInstanceID: { [self] in
+                // Instance ids come from the engine's seeded generator.
+                self.assumeIsolated { engine in InstanceID.random(using: &engine.random) }
+            })
+    }
+
+    /// Runs `body` on the instance's machine and absorbs its journal and effects into the pass.
+    func transition(
+        _ id: InstanceID, _ body: (inout InstanceMachine) throws(StepwiseError) -> Void
+    ) throws(StepwiseError) {
+        guard let runtime = live[id] else {
+            throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
+        }
+        var machine = InstanceMachine(runtime: runtime, context: makeContext())
+        let before = runtime.record.state
+        try body(&machine)
+        touched.insert(id)
+        if runtime.record.state != before || runtime.isDirty { advancedInPass.insert(id) }
+        pendingJournal.append(contentsOf: machine.journal)
+        for effect in machine.effects { apply(effect, of: runtime) }
+    }
+
+    func transitionIgnoringErrors(_ id: InstanceID, _ body: (inout InstanceMachine) -> Void) {
+        try? transition(id) { (machine: inout InstanceMachine) throws(StepwiseError) in body(&machine) }
+    }
+
+    private func apply(_ effect: MachineEffect, of runtime: InstanceRuntime) {
+        switch effect {
+        case .enqueue(let node):
+            queue.append(.begin(runtime.id, node))
+        case .cancelHandler(let node):
+            inFlight.removeValue(forKey: InFlightKey(instance: runtime.id, node: node))?.cancel()
+        case .startChild(let node, let child, let key, let input):
+            startChild(parent: runtime, node: node, child: child, sequence: key, input: input)
+        case .cancelChild(let child):
+            if let childRuntime = live[child], !childRuntime.record.state.isTerminal {
+                transitionIgnoringErrors(child) { $0.requestCancellation() }
+            }
+        case .terminated(let state):
+            let record = runtime.record
+            if let parent = record.parentInstance, let parentNode = record.parentNode, live[parent] != nil {
+                transitionIgnoringErrors(parent) {
+                    $0.childInstanceFinished(parentNode, state: state, data: record.data, error: record.error)
+                }
+            }
+        }
+    }
+
+    private func startChild(
+        parent: InstanceRuntime, node: NodeID, child: InstanceID, sequence: SequenceKey, input: JSONObject
+    ) {
+        let now = clock.now()
+        guard let program = try? program(for: sequence) else {
+            transitionIgnoringErrors(parent.id) {
+                $0.childInstanceFinished(
+                    node, state: .failed, data: JSONObject(),
+                    error: InstanceError(message: "sub-sequence '\(sequence.name)' not found"))
+            }
+            return
+        }
+        let record = InstanceRecord(
+            id: child, sequence: sequence, state: .scheduled, data: input, config: parent.record.config,
+            parentInstance: parent.id, parentNode: node, createdAt: now, updatedAt: now, lifetimeStartedAt: now,
+            depth: parent.record.depth + 1, randomSeed: random.next())
+        live[child] = InstanceRuntime(record: record, program: program)
+        transitionIgnoringErrors(child) { $0.start() }
+    }
+
+    // MARK: Commit
+
+    /// Writes everything the pass changed in one transaction, then launches its handler calls.
+    ///
+    /// On a storage failure the touched instances are reloaded from the store (the in-memory
+    /// state never runs ahead of what is durable) and nothing is launched.
+    func commitPass() throws(StepwiseError) {
+        var batch = pendingBatch
+        pendingBatch = StoreBatch()
+        let ids = touched
+        touched = []
+        for id in ids.sorted() {
+            guard let runtime = live[id] else { continue }
+            if runtime.recordDirty {
+                batch.instances.append(runtime.record)
+                runtime.recordDirty = false
+            }
+            let nodes = runtime.takeDirtyNodes()
+            if !nodes.isEmpty { batch.nodes.append((id, nodes)) }
+            for node in nodes where !node.state.isTerminal {
+                if let due = node.dueAt {
+                    timers.push(.init(due: due, instance: id, node: node.id))
+                }
+            }
+        }
+        batch.journal = pendingJournal
+        pendingJournal = []
+        let calls = launches
+        launches = []
+        if !batch.isEmpty {
+            do {
+                try store.commit(batch)
+            } catch {
+                rollBack(ids)
+                throw error
+            }
+        }
+        for id in ids {
+            if let runtime = live[id], runtime.record.state.isTerminal, runtime.record.hooks != .running,
+                !inFlight.keys.contains(where: { $0.instance == id })
+            {
+                live[id] = nil
+            }
+        }
+        for call in calls { launch(call) }
+    }
+
+    private func rollBack(_ ids: Set<InstanceID>) {
+        for id in ids {
+            live[id] = nil
+            if let loaded = try? store.loadInstance(id), let program = try? program(for: loaded.0.sequence),
+                !(loaded.0.state.isTerminal && loaded.0.hooks != .running)
+            {
+                let runtime = InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
+                live[id] = runtime
+            }
+        }
+        queue.removeAll { entry in
+            switch entry {
+            case .begin(let i, _), .resume(let i, _): ids.contains(i)
+            }
+        }
+        for id in ids {
+            if let runtime = live[id] {
+                for node in runtime.allNodes where !node.state.isTerminal {
+                    if node.phase == .queued { queue.append(.begin(id, node.id)) }
+                    if node.phase == .inFlight, !inFlight.keys.contains(InFlightKey(instance: id, node: node.id)) {
+                        queue.append(.resume(id, node.id))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Handler calls
+
+    private func launch(_ call: HandlerCall) {
+        guard let handler = handlers[call.handler] else { return }
+        let context = StepContext(
+            instanceId: call.instance, stepId: call.stepID, handler: call.handler, params: call.params, data: call.data,
+            attempt: call.attempt, idempotencyKey: call.idempotencyKey)
+        let key = InFlightKey(instance: call.instance, node: call.node)
+        let task = Task { [weak self] in
+            let result: Result<JSONValue, AttemptFailure>
+            do {
+                result = .success(try await handler.execute(context))
+            } catch let error as StepError {
+                result = .failure(AttemptFailure(message: error.message, code: error.code, isRetryable: error.isRetryable))
+            } catch is CancellationError {
+                result = .failure(AttemptFailure(message: "cancelled", code: "cancelled", isRetryable: true))
+            } catch {
+                result = .failure(AttemptFailure(message: "\(error)", code: nil, isRetryable: true))
+            }
+            await self?.handlerReturned(Completion(call: call, result: result))
+        }
+        inFlight[key] = task
+    }
+
+    private func handlerReturned(_ completion: Completion) {
+        guard !isCrashed else { return }
+        let key = InFlightKey(instance: completion.call.instance, node: completion.call.node)
+        inFlight[key] = nil
+        inbox.append(completion)
+        wake()
+    }
+
+    /// Number of handler calls in flight.
+    package var inFlightCount: Int { inFlight.count }
+
+    /// Whether a pass would do something now.
+    package var hasImmediateWork: Bool {
+        if !inbox.isEmpty { return true }
+        if let due = timers.earliest, due <= clock.now() { return true }
+        return !queue.isEmpty && inFlight.count < Int(configuration.maxConcurrentSteps) && hasDispatchableEntry()
+    }
+
+    private func hasDispatchableEntry() -> Bool {
+        queue.contains { entry in
+            switch entry {
+            case .begin(let i, _), .resume(let i, _): !(live[i]?.record.isPaused ?? true)
+            }
+        }
+    }
+
+    /// The next timer deadline (Unix ms) of any live node.
+    package var nextDueAt: Int64? {
+        var heap = timers
+        while let due = heap.earliest {
+            guard let entry = heap.popDue(by: due) else { break }
+            if let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
+                runtime[entry.node].dueAt == entry.due, !runtime[entry.node].state.isTerminal
+            {
+                return due
+            }
+        }
+        return nil
+    }
+
+    // MARK: Passes
+
+    /// One pass: record finished handler calls, fire due timers, dispatch runnable steps up to
+    /// the free slots, and commit all of it in one transaction.
+    ///
+    /// - Throws: ``StepwiseError`` `storage` when the commit fails.
+    @discardableResult
+    package func runPass() throws(StepwiseError) -> Int {
+        guard !isCrashed, !isShutdown || !inbox.isEmpty else { return 0 }
+        completedInPass = 0
+        let completions = inbox
+        inbox = []
+        for completion in completions {
+            let call = completion.call
+            guard live[call.instance] != nil else { continue }
+            completedInPass += 1
+            transitionIgnoringErrors(call.instance) { machine in
+                switch completion.result {
+                case .success(let output):
+                    machine.handlerSucceeded(call.node, attempt: call.attempt, escalation: call.isEscalation, output: output)
+                case .failure(let failure):
+                    machine.handlerFailed(call.node, attempt: call.attempt, escalation: call.isEscalation, failure: failure)
+                }
+            }
+        }
+        let now = clock.now()
+        while let entry = timers.popDue(by: now) {
+            guard let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
+                runtime[entry.node].dueAt == entry.due, !runtime.record.isPaused || runtime[entry.node].phase == .inFlight
+            else { continue }
+            transitionIgnoringErrors(entry.instance) { $0.timerFired(entry.node) }
+        }
+        if !isShutdown { dispatchQueued() }
+        try commitPass()
+        return completedInPass
+    }
+
+    /// Turns queued nodes into in-flight calls while slots are free.
+    private func dispatchQueued() {
+        var kept: [QueueEntry] = []
+        var index = 0
+        while index < queue.count {
+            let entry = queue[index]
+            index += 1
+            guard inFlight.count + launches.count < Int(configuration.maxConcurrentSteps) else {
+                kept.append(entry)
+                continue
+            }
+            switch entry {
+            case .begin(let id, let node), .resume(let id, let node):
+                guard let runtime = live[id] else { continue }
+                if runtime.record.isPaused {
+                    kept.append(entry)
+                    continue
+                }
+                var call: HandlerCall?
+                if case .resume = entry {
+                    transitionIgnoringErrors(id) { machine in
+                        call = machine.resumedCall(node)
+                        if let c = call {
+                            var n = machine.runtime[node]
+                            if let timeout = c.timeoutMs {
+                                n.dueAt = machine.now + timeout
+                            }
+                            n.progress.attemptStartedAt = machine.now
+                            machine.runtime[node] = n
+                        }
+                    }
+                } else {
+                    transitionIgnoringErrors(id) { call = $0.beginAttempt(node) }
+                }
+                if let call { launches.append(call) }
+            }
+        }
+        queue = kept
+    }
+
+    // MARK: Crash simulation (tests, conformance)
+
+    /// Drops the engine as a kill would: in-flight handler results are ignored and nothing more
+    /// is written. The store must not be used again through this engine.
+    package func simulateCrash() {
+        isCrashed = true
+        for task in inFlight.values { task.cancel() }
+        inFlight = [:]
+        loopTask?.cancel()
+        timerTask?.cancel()
+        wakeContinuation?.resume()
+        wakeContinuation = nil
+    }
+}

@@ -1,0 +1,151 @@
+extension StepwiseEngine {
+    /// Starts the background run loop: event-driven (handler results, starts, completions,
+    /// signals and due timers advance instances at once), with no polling while idle.
+    public func resume() {
+        guard !isShutdown, !isCrashed, loopTask == nil else { return }
+        isRunning = true
+        loopTask = Task { [weak self] in
+            while let self, !Task.isCancelled {
+                let keepGoing = await self.loopIteration()
+                if !keepGoing { break }
+            }
+        }
+    }
+
+    /// One iteration of the run loop: a pass, then sleep until woken or the next timer.
+    private func loopIteration() async -> Bool {
+        guard isRunning, !isCrashed else { return false }
+        do {
+            try runPass()
+        } catch {
+            // Storage failed: the touched instances were reloaded; try again after a heartbeat.
+            armTimer(at: clock.now() + Int64(configuration.tickIntervalMs))
+        }
+        if hasImmediateWork { return true }
+        if let due = nextDueAt { armTimer(at: due) }
+        await waitForWake()
+        return isRunning && !isCrashed
+    }
+
+    /// Wakes the run loop (new work arrived).
+    func wake() {
+        if let continuation = wakeContinuation {
+            wakeContinuation = nil
+            continuation.resume()
+        } else {
+            wakePending = true
+        }
+    }
+
+    private func waitForWake() async {
+        if wakePending {
+            wakePending = false
+            return
+        }
+        await withCheckedContinuation { continuation in
+            wakeContinuation = continuation
+        }
+    }
+
+    private func armTimer(at deadline: Int64) {
+        if let armed = armedDeadline, armed <= deadline, timerTask != nil { return }
+        timerTask?.cancel()
+        armedDeadline = deadline
+        let clock = self.clock
+        timerTask = Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline)
+            } catch {
+                return
+            }
+            await self?.timerWake()
+        }
+    }
+
+    private func timerWake() {
+        armedDeadline = nil
+        timerTask = nil
+        wake()
+    }
+
+    /// Stops dispatching; returns when in-flight handlers finish or `maxTickDurationMs` passes.
+    /// Later results are still recorded.
+    public func pause() async {
+        isRunning = false
+        loopTask?.cancel()
+        loopTask = nil
+        wake()
+        await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
+        try? runPass()
+    }
+
+    /// Pauses, then closes: every later call throws `shutdown`. Idempotent.
+    public func shutdown() async {
+        guard !isShutdown else { return }
+        await pause()
+        isShutdown = true
+        timerTask?.cancel()
+        timerTask = nil
+        for task in inFlight.values { task.cancel() }
+    }
+
+    /// Waits (yielding) until no handler is in flight or the budget passes.
+    private func waitForInFlight(budgetMs: Int64) async {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(budgetMs))
+        while !inFlight.isEmpty && ContinuousClock.now < deadline {
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+    }
+
+    /// One tick (SEMANTICS §6.4): fire due timers, advance every instance, dispatch up to the
+    /// free slots, await the calls started (bounded by their timeouts and `maxTickDurationMs`),
+    /// record their outcomes.
+    ///
+    /// - Throws: ``StepwiseError`` `storage` or `shutdown`.
+    public func tickOnce() async throws(StepwiseError) -> TickResult {
+        try checkOpen()
+        advancedInPass = []
+        var steps = try runPass()
+        let started = ContinuousClock.now
+        let budget = Duration.milliseconds(Int64(configuration.maxTickDurationMs))
+        while !inFlight.isEmpty && ContinuousClock.now - started < budget {
+            if !inbox.isEmpty {
+                steps += try runPass()
+                continue
+            }
+            try? await Task.sleep(nanoseconds: 200_000)
+        }
+        steps += try runPass()
+        let advanced = advancedInPass.count
+        return TickResult(
+            instancesAdvanced: advanced, stepsExecuted: steps, hasPendingWork: hasImmediateWork || !inFlight.isEmpty,
+            nextDueAt: nextDueAt)
+    }
+
+    /// Runs ticks until nothing is runnable, or a budget ends (for background windows).
+    ///
+    /// - Throws: ``StepwiseError`` `invalidInput` when a budget is not positive, `storage`, `shutdown`.
+    public func runUntilIdle(maxTicks: Int, timeBudgetMs: UInt64) async throws(StepwiseError) -> BackgroundRunResult {
+        guard maxTicks > 0, timeBudgetMs > 0 else {
+            throw StepwiseError(.invalidInput, "maxTicks and timeBudgetMs must both be greater than 0")
+        }
+        try checkOpen()
+        let started = ContinuousClock.now
+        var result = BackgroundRunResult(
+            ticksExecuted: 0, instancesAdvanced: 0, stepsExecuted: 0, hasPendingWork: false, budgetExhausted: false,
+            nextDueAt: nil)
+        while result.ticksExecuted < maxTicks {
+            if ContinuousClock.now - started >= .milliseconds(Int64(timeBudgetMs)) { break }
+            let tick = try await tickOnce()
+            result.ticksExecuted += 1
+            result.instancesAdvanced += tick.instancesAdvanced
+            result.stepsExecuted += tick.stepsExecuted
+            if !tick.hasPendingWork && tick.instancesAdvanced == 0 { break }
+            if !hasImmediateWork && inFlight.isEmpty { break }
+        }
+        result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
+        result.budgetExhausted = result.hasPendingWork
+        result.nextDueAt = nextDueAt
+        return result
+    }
+}

@@ -1,0 +1,432 @@
+import StepwiseCrypto
+public import StepwiseJSON
+import StepwiseSequences
+
+/// The durable workflow engine: loads sequences, starts instances and runs them on a persisted
+/// execution tree.
+///
+/// Every transition commits to the ``ExecutionStore`` before its effects (handler calls,
+/// events) happen; opening a store resumes every unfinished instance. The engine dispatches
+/// nothing until ``resume()``, ``tickOnce()`` or ``runUntilIdle(maxTicks:timeBudgetMs:)``.
+///
+/// ```swift
+/// let engine = try StepwiseEngine(store: store, configuration: .init())
+/// await engine.registerHandler("greet") { ctx in ["hello": ctx.params["name"] ?? "you"] }
+/// _ = try await engine.loadSequence(json: bytes)
+/// let id = try await engine.start("welcome", input: ["name": "Ada"])
+/// await engine.resume()
+/// ```
+public actor StepwiseEngine {
+    struct InFlightKey: Hashable {
+        let instance: InstanceID
+        let node: NodeID
+    }
+
+    enum QueueEntry {
+        case begin(InstanceID, NodeID)
+        case resume(InstanceID, NodeID)
+    }
+
+    struct Completion {
+        let call: HandlerCall
+        let result: Result<JSONValue, AttemptFailure>
+    }
+
+    let store: any ExecutionStore
+    let clock: any EngineClock
+    /// The configuration the engine was opened with.
+    public let configuration: EngineConfiguration
+    var random: SeededRandom
+
+    var sequences: [SequenceKey: StoredSequence] = [:]
+    var programs: [SequenceKey: SequenceProgram] = [:]
+    var live: [InstanceID: InstanceRuntime] = [:]
+    var handlers: [String: any StepHandler] = [:]
+    var queue: [QueueEntry] = []
+    var inFlight: [InFlightKey: Task<Void, Never>] = [:]
+    var inbox: [Completion] = []
+    var timers = TimerHeap()
+    var conditions = DeviceConditions()
+    var isShutdown = false
+    var isCrashed = false
+    var isRunning = false
+
+    // Pass state: what the current pass has changed and must commit.
+    var touched: Set<InstanceID> = []
+    var pendingJournal: [JournalEntry] = []
+    var pendingBatch = StoreBatch()
+    var launches: [HandlerCall] = []
+    var completedInPass = 0
+    var advancedInPass: Set<InstanceID> = []
+
+    var loopTask: Task<Void, Never>?
+    var wakeContinuation: CheckedContinuation<Void, Never>?
+    var wakePending = false
+    var timerTask: Task<Void, Never>?
+    var armedDeadline: Int64?
+
+    /// Opens an engine on `store`: loads stored sequences and resumes every unfinished instance
+    /// (in-flight attempts are re-run with the same attempt number, params and key; timers are
+    /// re-armed; waits keep waiting). Nothing is dispatched until the engine runs.
+    ///
+    /// - Parameters:
+    ///   - store: the durable store (the engine becomes its only user).
+    ///   - configuration: settings; validated.
+    ///   - clock: the time source (a ``VirtualClock`` in tests).
+    ///   - randomSeed: seed for instance ids and random draws; `nil` draws one from the system.
+    /// - Throws: ``StepwiseError`` `invalidInput` for a bad configuration, `storage` when the
+    ///   store cannot be read.
+    public init(
+        store: sending any ExecutionStore, configuration: EngineConfiguration = EngineConfiguration(),
+        clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil
+    ) throws(StepwiseError) {
+        try configuration.validate()
+        self.store = store
+        self.configuration = configuration
+        self.clock = clock
+        var systemRandom = SystemRandomNumberGenerator()
+        random = SeededRandom(seed: randomSeed ?? systemRandom.next())
+        var storedSequences: [SequenceKey: StoredSequence] = [:]
+        for stored in try store.storedSequences() { storedSequences[stored.key] = stored }
+        sequences = storedSequences
+        var compiled: [SequenceKey: SequenceProgram] = [:]
+        var restored: [InstanceID: InstanceRuntime] = [:]
+        var recoveredQueue: [QueueEntry] = []
+        var recoveredTimers = TimerHeap()
+        for (record, nodes) in try store.loadLiveInstances() {
+            guard let program = try? Self.compile(record.sequence, store: store, cache: &compiled) else { continue }
+            let runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
+            restored[record.id] = runtime
+            Self.recover(runtime, queue: &recoveredQueue, timers: &recoveredTimers)
+        }
+        programs = compiled
+        live = restored
+        queue = recoveredQueue
+        timers = recoveredTimers
+    }
+
+    /// Rebuilds the queue and timers of a restored instance.
+    private static func recover(_ runtime: InstanceRuntime, queue: inout [QueueEntry], timers: inout TimerHeap) {
+        for node in runtime.allNodes where !node.state.isTerminal {
+            switch node.phase {
+            case .inFlight:
+                queue.append(.resume(runtime.id, node.id))
+            case .escalating:
+                queue.append(node.progress.idempotencyKey != nil ? .resume(runtime.id, node.id) : .begin(runtime.id, node.id))
+            case .queued:
+                queue.append(.begin(runtime.id, node.id))
+            default:
+                if let due = node.dueAt { timers.push(.init(due: due, instance: runtime.id, node: node.id)) }
+            }
+        }
+    }
+
+    // MARK: Sequences
+
+    /// The compiled program of a stored version (compiled once, then cached).
+    func program(for key: SequenceKey) throws(StepwiseError) -> SequenceProgram {
+        try Self.compile(key, store: store, cache: &programs)
+    }
+
+    private static func compile(
+        _ key: SequenceKey, store: any ExecutionStore, cache: inout [SequenceKey: SequenceProgram]
+    ) throws(StepwiseError) -> SequenceProgram {
+        if let cached = cache[key] { return cached }
+        guard let bytes = try store.sequenceBytes(key) else {
+            throw StepwiseError(.notFound, "sequence \(key) is not stored")
+        }
+        let result = SequenceLoader.load(bytes, limits: SequenceLimits(maxDocumentBytes: Int.max))
+        guard let compiled = result.sequence else {
+            throw StepwiseError(.storage, "stored sequence \(key) no longer validates: \(result.problems.first?.description ?? "")")
+        }
+        let program = SequenceProgram(compiled)
+        cache[key] = program
+        return program
+    }
+
+    /// The highest non-deprecated, non-retired version of `name`, or the exact version.
+    func resolveSequence(_ name: String, version: Int?) -> SequenceKey? {
+        if let version {
+            let key = SequenceKey(name: name, version: version)
+            return sequences[key] != nil ? key : nil
+        }
+        return sequences.values
+            .filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }
+            .map(\.key)
+            .max()
+    }
+
+    /// Loads a sequence document: size check, validation, handler check, then stores it.
+    ///
+    /// Re-loading identical bytes for a stored (name, version) is a no-op.
+    ///
+    /// - Returns: name, version and warnings.
+    /// - Throws: ``StepwiseError`` `sequenceInvalid` (every problem in the message and
+    ///   `context["problems"]`), `unregisteredHandler` (`context["handlers"]`), `conflict` (other
+    ///   bytes stored for this version), `storage`, `shutdown`.
+    public func loadSequence(json bytes: [UInt8]) throws(StepwiseError) -> LoadedSequence {
+        try checkOpen()
+        let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
+        let result = SequenceLoader.load(bytes, limits: limits)
+        guard let compiled = result.sequence else {
+            let invalid = SequenceInvalidError(problems: result.problems)
+            throw StepwiseError(
+                .sequenceInvalid, invalid.description,
+                context: ["problems": .array(result.problems.map(\.jsonValue))])
+        }
+        let missing = compiled.handlerNames.filter { handlers[$0] == nil }
+        if !missing.isEmpty {
+            throw StepwiseError(
+                .unregisteredHandler,
+                "sequence '\(compiled.name)' uses unregistered handlers: \(missing.joined(separator: ", "))",
+                context: ["handlers": .array(missing.map(JSONValue.string))])
+        }
+        let key = SequenceKey(name: compiled.name, version: compiled.version)
+        let digest = SHA256.hexDigest(of: bytes)
+        let warnings = result.warnings.map(\.description)
+        if let existing = sequences[key] {
+            if existing.sha256 == digest {
+                return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: false)
+            }
+            throw StepwiseError(
+                .conflict, "sequence \(key) is already stored with different content",
+                context: ["name": .string(key.name), "version": .integer(Int64(key.version))])
+        }
+        let stored = StoredSequence(
+            key: key, isDeprecated: compiled.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
+        var batch = StoreBatch()
+        batch.sequences = [(stored, bytes)]
+        try store.commit(batch)
+        sequences[key] = stored
+        programs[key] = SequenceProgram(compiled)
+        return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: true)
+    }
+
+    /// Every stored sequence version.
+    public func loadedSequences() -> [StoredSequence] {
+        sequences.values.sorted { $0.key < $1.key }
+    }
+
+    // MARK: Handlers
+
+    /// Registers (or replaces) a handler; steps waiting for it become runnable.
+    public func registerHandler(_ name: String, _ handler: some StepHandler) {
+        handlers[name] = handler
+        for runtime in live.values {
+            if runtime.activeNodes.contains(where: { $0.phase == .awaitingHandler }) {
+                transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
+            }
+        }
+        try? commitPass()
+        wake()
+    }
+
+    /// Registers a closure handler.
+    public func registerHandler(
+        _ name: String, _ body: @escaping @Sendable (StepContext) async throws -> JSONValue
+    ) {
+        registerHandler(name, ClosureStepHandler(body))
+    }
+
+    /// Registers a seed-style string handler (`execute(stepName:input:) -> String`).
+    public func registerHandler(
+        _ name: String, stringHandler body: @escaping @Sendable (_ stepName: String, _ input: String) async throws -> String
+    ) {
+        registerHandler(name, StringStepHandler(body))
+    }
+
+    // MARK: Instances
+
+    /// Starts an instance of the latest eligible version of `sequenceName`.
+    ///
+    /// With a `dedupKey` held by a live instance, returns that instance's id instead.
+    ///
+    /// - Returns: the instance id.
+    /// - Throws: ``StepwiseError`` `notFound` (no such sequence), `invalidInput` (input not an
+    ///   object), `resourceLimit`, `unregisteredHandler`, `conflict` (the supplied id exists),
+    ///   `storage`, `shutdown`.
+    public func start(
+        _ sequenceName: String, input: JSONValue = .object(JSONObject()), dedupKey: String? = nil,
+        options: StartOptions = StartOptions()
+    ) throws(StepwiseError) -> InstanceID {
+        try checkOpen()
+        let key = dedupKey.flatMap { $0.isEmpty ? nil : $0 }
+        if let key, let holder = try liveHolder(ofDedupKey: key) { return holder }
+        let data: JSONObject
+        switch input {
+        case .object(let o): data = o
+        case .string(let text):
+            if text.isEmpty {
+                data = JSONObject()
+            } else if case .object(let o)? = try? JSONParser.parse(text) {
+                data = o
+            } else {
+                throw StepwiseError(.invalidInput, "input must be a JSON object")
+            }
+        case .null: data = JSONObject()
+        default: throw StepwiseError(.invalidInput, "input must be a JSON object, got \(input.typeName)")
+        }
+        guard let sequenceKey = resolveSequence(sequenceName, version: options.version) else {
+            throw StepwiseError(.notFound, "sequence '\(sequenceName)' not found", context: ["name": .string(sequenceName)])
+        }
+        let program = try program(for: sequenceKey)
+        let missing = program.sequence.handlerNames.filter { handlers[$0] == nil }
+        if !missing.isEmpty {
+            throw StepwiseError(
+                .unregisteredHandler, "sequence '\(sequenceName)' uses unregistered handlers: \(missing.joined(separator: ", "))",
+                context: ["handlers": .array(missing.map(JSONValue.string))])
+        }
+        let active = live.values.filter {
+            $0.record.parentInstance == nil && !$0.record.state.isTerminal && $0.record.state != .paused
+        }.count
+        if active >= Int(configuration.maxConcurrentInstances) {
+            throw StepwiseError(
+                .resourceLimit, "maxConcurrentInstances (\(configuration.maxConcurrentInstances)) reached",
+                context: ["limit": .integer(Int64(configuration.maxConcurrentInstances))])
+        }
+        let id = options.instanceId ?? InstanceID.random(using: &random)
+        let existing = try store.loadInstance(id)
+        if live[id] != nil || existing != nil {
+            throw StepwiseError(.conflict, "instance \(id) already exists", context: ["instance_id": .string(id.rawValue)])
+        }
+        let now = clock.now()
+        let record = InstanceRecord(
+            id: id, sequence: sequenceKey, state: .scheduled, data: data, config: options.config, dedupKey: key,
+            createdAt: now, updatedAt: now, lifetimeStartedAt: now, randomSeed: random.next())
+        let runtime = InstanceRuntime(record: record, program: program)
+        live[id] = runtime
+        do {
+            try transition(id) { $0.start() }
+            try commitPass()
+        } catch {
+            live[id] = nil
+            throw error
+        }
+        wake()
+        return id
+    }
+
+    func liveHolder(ofDedupKey key: String) throws(StepwiseError) -> InstanceID? {
+        if let holder = live.values.first(where: { $0.record.dedupKey == key && !$0.record.state.isTerminal }) {
+            return holder.id
+        }
+        return try store.instanceHolding(dedupKey: key)
+    }
+
+    /// Completes an open `wait_for_input` (SEMANTICS §2.9).
+    ///
+    /// - Parameters:
+    ///   - output: a JSON object; its `value` member (or the whole object) is the answer.
+    ///   - waitId: which wait, when several of the step are open (oldest otherwise).
+    /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (no open wait), `invalidInput`
+    ///   (not an object, too large, not one of the choices); nothing changes then. Also
+    ///   `storage`, `shutdown`.
+    public func completeStep(
+        instanceId: InstanceID, stepId: String, output: JSONValue, waitId: String? = nil
+    ) throws(StepwiseError) {
+        try checkOpen()
+        let runtime = try liveRuntime(instanceId)
+        try transition(runtime.id) { (machine: inout InstanceMachine) throws(StepwiseError) in
+            try machine.completeStep(stepID: stepId, payload: output, waitID: waitId)
+        }
+        try commitPass()
+        wake()
+    }
+
+    /// Cancels an instance (SEMANTICS §2.10).
+    ///
+    /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (already terminal), `storage`, `shutdown`.
+    public func cancelInstance(_ id: InstanceID) throws(StepwiseError) {
+        try checkOpen()
+        let runtime = try liveRuntime(id)
+        try transition(runtime.id) { $0.requestCancellation() }
+        try commitPass()
+        wake()
+    }
+
+    /// Sends a signal (SEMANTICS §2.12): `pause`, `resume`, `cancel`, `update_context`,
+    /// `human_input:<stepId>`.
+    ///
+    /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (terminal), `invalidInput` (unknown
+    ///   type or bad payload), `storage`, `shutdown`.
+    public func sendSignal(instanceId: InstanceID, type: String, payload: JSONValue = .null) throws(StepwiseError) {
+        try checkOpen()
+        if type.hasPrefix("human_input:") {
+            try completeStep(instanceId: instanceId, stepId: String(type.dropFirst("human_input:".count)), output: payload)
+            return
+        }
+        switch type {
+        case "pause", "resume", "cancel", "update_context": break
+        default: throw StepwiseError(.invalidInput, "unknown signal type '\(type)'")
+        }
+        let runtime = try liveRuntime(instanceId)
+        switch type {
+        case "pause": try transition(runtime.id) { $0.setPaused(true) }
+        case "resume":
+            try transition(runtime.id) { $0.setPaused(false) }
+            requeueRunnable(runtime)
+        case "cancel": try transition(runtime.id) { $0.requestCancellation() }
+        default:
+            guard case .object(let data)? = payload["data"] else {
+                throw StepwiseError(.invalidInput, "update_context needs a payload {\"data\": {…}}")
+            }
+            try transition(runtime.id) { (machine: inout InstanceMachine) throws(StepwiseError) in
+                try machine.mergeIntoData(data)
+            }
+        }
+        try commitPass()
+        wake()
+    }
+
+    /// Reports the device's power state; re-evaluates `run_when`.
+    public func reportPowerState(_ state: PowerState) {
+        conditions.power = state
+        recheckConditions()
+    }
+
+    /// Reports the device's network state; re-evaluates `run_when`.
+    public func reportNetworkState(_ state: NetworkState) {
+        conditions.network = state
+        recheckConditions()
+    }
+
+    private func recheckConditions() {
+        for runtime in live.values where runtime.activeNodes.contains(where: { $0.phase == .awaitingConditions }) {
+            transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
+        }
+        try? commitPass()
+        wake()
+    }
+
+    func liveRuntime(_ id: InstanceID) throws(StepwiseError) -> InstanceRuntime {
+        if let runtime = live[id] {
+            if runtime.record.state.isTerminal {
+                throw StepwiseError(
+                    .invalidState, "instance \(id) is \(runtime.record.state)",
+                    context: ["instance_id": .string(id.rawValue), "state": .string(runtime.record.state.rawValue)])
+            }
+            return runtime
+        }
+        if let record = try store.loadInstance(id)?.0 {
+            throw StepwiseError(
+                .invalidState, "instance \(id) is \(record.state)",
+                context: ["instance_id": .string(id.rawValue), "state": .string(record.state.rawValue)])
+        }
+        throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
+    }
+
+    /// Re-queues a resumed instance's runnable nodes that were held back while paused.
+    private func requeueRunnable(_ runtime: InstanceRuntime) {
+        for node in runtime.activeNodes where node.phase == .queued {
+            let queued = queue.contains {
+                if case .begin(let i, let n) = $0 { return i == runtime.id && n == node.id }
+                return false
+            }
+            if !queued { queue.append(.begin(runtime.id, node.id)) }
+        }
+    }
+
+    func checkOpen() throws(StepwiseError) {
+        if isShutdown || isCrashed { throw StepwiseError(.shutdown, "the engine was shut down") }
+    }
+}
