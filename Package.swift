@@ -55,7 +55,13 @@ let package = Package(
         // The host-facing umbrella module.
         .target(
             name: "Stepwise",
-            dependencies: ["StepwiseJSON", "StepwiseExpressions", "StepwiseSequences"],
+            dependencies: ["StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseExecution", "StepwiseSQLite"],
+            swiftSettings: strictSettings
+        ),
+        // The conformance runner: case files → a real engine on a temporary SQLite file with a virtual clock.
+        .target(
+            name: "StepwiseConformance",
+            dependencies: ["Stepwise"],
             swiftSettings: strictSettings
         ),
         // The CLI commands, as a library so tests run them in-process.
@@ -63,6 +69,7 @@ let package = Package(
             name: "StepwiseCommands",
             dependencies: [
                 "Stepwise",
+                "StepwiseConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -102,6 +109,11 @@ let package = Package(
         .testTarget(
             name: "StepwiseExecutionTests",
             dependencies: ["StepwiseExecution", "StepwiseSQLite", "StepwiseSequences", "StepwiseJSON", "StepwiseTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseConformanceTests",
+            dependencies: ["StepwiseConformance", "Stepwise"],
             swiftSettings: strictSettings
         ),
         .testTarget(

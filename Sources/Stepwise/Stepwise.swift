@@ -1,3 +1,25 @@
-@_exported public import StepwiseJSON
+@_exported public import StepwiseExecution
 @_exported public import StepwiseExpressions
+@_exported public import StepwiseJSON
+@_exported public import StepwiseSQLite
 @_exported public import StepwiseSequences
+
+extension StepwiseEngine {
+    /// Opens (or creates) the SQLite database at `databasePath`, migrates it, and resumes every
+    /// unfinished instance; nothing is dispatched until the engine runs.
+    ///
+    /// ```swift
+    /// let engine = try StepwiseEngine(databasePath: "stepwise.db")
+    /// ```
+    ///
+    /// - Throws: ``StepwiseError`` `invalidInput` (configuration) or `storage` (the file cannot
+    ///   be opened, is not a database, or was written by a newer version).
+    public init(
+        databasePath: String, configuration: EngineConfiguration = EngineConfiguration(),
+        clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil
+    ) throws(StepwiseError) {
+        try configuration.validate()
+        let store = try SQLiteExecutionStore(path: databasePath, durability: configuration.durability)
+        try self.init(store: store, configuration: configuration, clock: clock, randomSeed: randomSeed)
+    }
+}

@@ -23,6 +23,9 @@ public struct CommandOutput: Sendable, Hashable {
         self.exitCode = exitCode
     }
 
+    /// Writes both streams now (for progress lines).
+    func writeNow() { _ = emit() }
+
     /// Writes both streams and returns the exit code.
     func emit() -> Int32 {
         if !standardOutput.isEmpty { writeAll(standardOutput, to: 1) }

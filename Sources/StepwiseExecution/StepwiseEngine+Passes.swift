@@ -230,7 +230,7 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `storage` when the commit fails.
     @discardableResult
-    package func runPass() throws(StepwiseError) -> Int {
+    package func runPass(dispatch: Bool = true) throws(StepwiseError) -> Int {
         guard !isCrashed, !isShutdown || !inbox.isEmpty else { return 0 }
         completedInPass = 0
         let completions = inbox
@@ -255,7 +255,7 @@ extension StepwiseEngine {
             else { continue }
             transitionIgnoringErrors(entry.instance) { $0.timerFired(entry.node) }
         }
-        if !isShutdown { dispatchQueued() }
+        if dispatch && !isShutdown { dispatchQueued() }
         try commitPass()
         return completedInPass
     }
@@ -313,4 +313,10 @@ extension StepwiseEngine {
         wakeContinuation?.resume()
         wakeContinuation = nil
     }
+}
+
+extension StepwiseEngine {
+    /// Whether any instance is still live (non-terminal, or running its hooks) or any handler
+    /// call is in flight.
+    package var hasLiveWork: Bool { !live.isEmpty || !inFlight.isEmpty }
 }

@@ -76,7 +76,7 @@ extension StepwiseEngine {
         loopTask = nil
         wake()
         await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
-        try? runPass()
+        _ = try? runPass(dispatch: false)
     }
 
     /// Pauses, then closes: every later call throws `shutdown`. Idempotent.

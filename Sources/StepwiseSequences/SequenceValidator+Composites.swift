@@ -216,9 +216,7 @@ extension SequenceValidator {
         if text.contains("{{") {
             do {
                 let template = try Template.compile(text)
-                let isWhole = trimmed.hasPrefix("{{") && trimmed.hasSuffix("}}")
-                    && text.countOfDoubleBraces() == 1
-                guard isWhole else {
+                guard template.isWhole else {
                     error(p, .invalidForEach, "collection '\(text)' must be a path or a single {{ }} template")
                     return nil
                 }
@@ -382,25 +380,6 @@ extension SequenceValidator {
 }
 
 extension String {
-    /// How many times `{{` occurs, without overlaps.
-    func countOfDoubleBraces() -> Int {
-        var count = 0
-        var previousWasBrace = false
-        for byte in utf8 {
-            if byte == UInt8(ascii: "{") {
-                if previousWasBrace {
-                    count += 1
-                    previousWasBrace = false
-                    continue
-                }
-                previousWasBrace = true
-            } else {
-                previousWasBrace = false
-            }
-        }
-        return count
-    }
-
     /// The string without leading and trailing whitespace.
     func trimmingWhitespace() -> Substring {
         var s = Substring(self)

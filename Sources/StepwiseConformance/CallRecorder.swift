@@ -1,0 +1,70 @@
+import StepwiseExecution
+import StepwiseJSON
+import Synchronization
+
+/// Everything the scripted handlers saw, shared across engine restarts within one case.
+final class CallRecorder: Sendable {
+    struct State {
+        var callCounts: [String: Int] = [:]
+        var callInputs: [String: [JSONValue]] = [:]
+        var stepsInOrder: [String] = []
+        var stepsSeen: Set<String> = []
+        var crashArmedStep: String?
+        var crashTriggered = false
+        var unexpected: [String] = []
+    }
+
+    let state = Mutex(State())
+
+    /// Records a call and returns its 0-based index for the handler.
+    func record(handler: String, step: String, params: JSONValue) -> Int {
+        state.withLock { s in
+            let index = s.callCounts[handler, default: 0]
+            s.callCounts[handler] = index + 1
+            s.callInputs[handler, default: []].append(params)
+            if !s.stepsSeen.contains(step) {
+                s.stepsSeen.insert(step)
+                s.stepsInOrder.append(step)
+            }
+            return index
+        }
+    }
+
+    /// Whether this call must hang until the engine is dropped (a `crash_during` action).
+    func shouldHangForCrash(step: String) -> Bool {
+        state.withLock { s in
+            guard let armed = s.crashArmedStep, armed == step, !s.crashTriggered else { return false }
+            s.crashTriggered = true
+            return true
+        }
+    }
+}
+
+/// A handler replaying a case's scripted responses.
+struct ScriptedHandler: StepHandler {
+    let name: String
+    let responses: [JSONValue]
+    let recorder: CallRecorder
+    let clock: VirtualClock
+
+    func execute(_ context: StepContext) async throws -> JSONValue {
+        let index = recorder.record(handler: name, step: context.stepId, params: context.params)
+        if recorder.shouldHangForCrash(step: context.stepId) {
+            // Stay in flight until the runner drops the engine (which cancels this task).
+            try await clock.sleep(until: Int64.max)
+        }
+        guard !responses.isEmpty else { return .null }
+        let response = responses[min(index, responses.count - 1)]
+        if let delay = response["delay_ms"]?.exactIntegerValue, delay > 0 {
+            try await clock.sleep(until: clock.now() + delay)
+        }
+        if let message = response["fail"] {
+            let text = message.stringValue ?? JSONWriter.string(message)
+            let code = response["code"]?.stringValue
+            if response["retryable"]?.boolValue == false { throw StepError.permanent(text, code: code) }
+            throw StepError.retryable(text, code: code)
+        }
+        if response["echo"]?.boolValue == true { return context.params }
+        return response["output"] ?? .null
+    }
+}

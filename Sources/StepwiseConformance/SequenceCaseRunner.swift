@@ -1,0 +1,211 @@
+import Synchronization
+import Foundation
+import StepwiseExecution
+import StepwiseJSON
+import StepwiseSQLite
+
+/// Runs one sequence case against a real engine on a temporary SQLite file with a virtual clock.
+struct SequenceCaseRunner {
+    let testCase: SequenceCase
+    let clock = VirtualClock(start: 0)
+    let recorder = CallRecorder()
+    let databasePath: String
+
+    init(testCase: SequenceCase) {
+        self.testCase = testCase
+        databasePath = FileManager.default.temporaryDirectory
+            .appendingPathComponent("stepwise-conformance-\(UUID().uuidString).db").path
+    }
+
+    /// Why the case failed, or `nil` when it passed.
+    func run() async -> String? {
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+        }
+        do {
+            return try await execute()
+        } catch let error as StepwiseError {
+            return "unexpected error: \(error)"
+        } catch {
+            return "unexpected error: \(error)"
+        }
+    }
+
+    func openEngine() async throws -> StepwiseEngine {
+        let store = try SQLiteExecutionStore(path: databasePath)
+        let engine = try StepwiseEngine(store: store, clock: clock, randomSeed: 0x5EED)
+        for (name, responses) in testCase.handlers {
+            await engine.registerHandler(name, ScriptedHandler(name: name, responses: responses, recorder: recorder, clock: clock))
+        }
+        return engine
+    }
+
+    private func execute() async throws -> String? {
+        let holder = EngineHolder(try await openEngine())
+        var engine: StepwiseEngine { holder.engine }
+        let loadError = testCase.expect["load_error"]?.stringValue
+        do {
+            for extra in testCase.extraSequences {
+                _ = try await engine.loadSequence(json: JSONWriter.bytes(extra))
+            }
+            _ = try await engine.loadSequence(json: JSONWriter.bytes(testCase.sequence))
+        } catch {
+            await engine.shutdown()
+            if let loadError {
+                return error.message.contains(loadError) || error.code.rawValue.contains(loadError)
+                    ? nil : "load error \"\(error.message)\" does not contain \"\(loadError)\""
+            }
+            return "sequence failed to load: \(error.message)"
+        }
+        if let loadError {
+            await engine.shutdown()
+            return "expected a load error containing \"\(loadError)\", but the sequence loaded"
+        }
+        guard let name = testCase.sequence["name"]?.stringValue else { return "the sequence has no name" }
+        var options = StartOptions()
+        if let text = testCase.instanceID {
+            guard let id = InstanceID(rawValue: text) else { return "instance_id '\(text)' is not a UUID" }
+            options.instanceId = id
+        }
+        if let version = testCase.sequence["version"]?.exactIntegerValue { options.version = Int(version) }
+        let id = try await engine.start(name, input: testCase.input, options: options)
+
+        var actionIndex = 0
+        var rounds = 0
+        var idleChecks = 0
+        while true {
+            rounds += 1
+            if rounds > 500_000 { return "the run did not settle (the runner gave up after 500000 rounds)" }
+            if actionIndex < testCase.actions.count, let step = testCase.actions[actionIndex]["crash_during"]?.stringValue {
+                recorder.state.withLock { s in
+                    if s.crashArmedStep == nil { s.crashArmedStep = step }
+                }
+            }
+            try await engine.runPass()
+            await Task.yield()
+            if actionIndex < testCase.actions.count {
+                let action = testCase.actions[actionIndex]
+                switch try await perform(action, on: holder, instance: id) {
+                case .performed:
+                    actionIndex += 1
+                    idleChecks = 0
+                    continue
+                case .failed(let message):
+                    await engine.shutdown()
+                    return "action \(actionIndex) \(JSONWriter.string(action)): \(message)"
+                case .notYet:
+                    break
+                }
+            }
+            let busy = await engine.hasImmediateWork
+            let inFlight = await engine.inFlightCount
+            if busy || inFlight != clock.sleeperCount {
+                idleChecks = 0
+                if rounds % 64 == 0 { try await Task.sleep(nanoseconds: 20_000) }
+                continue
+            }
+            // Quiescent twice in a row: give just-finished handler tasks a chance to report.
+            idleChecks += 1
+            if idleChecks < 2 { continue }
+            idleChecks = 0
+            let live = await engine.hasLiveWork
+            if !live { break }
+            var next = await engine.nextDueAt
+            if let handlerDeadline = clock.nextDeadline, handlerDeadline < Int64.max {
+                next = min(next ?? handlerDeadline, handlerDeadline)
+            }
+            if actionIndex < testCase.actions.count, let at = testCase.actions[actionIndex]["at_ms"]?.exactIntegerValue,
+                at > clock.now()
+            {
+                next = min(next ?? at, at)
+            }
+            guard let deadline = next, deadline > clock.now() else { break }
+            clock.advance(to: deadline)
+        }
+        let snapshot = try await engine.instance(id)
+        let failures = Expectations(expect: testCase.expect, snapshot: snapshot, recorder: recorder).check()
+        await engine.shutdown()
+        return failures
+    }
+
+    enum ActionResult {
+        case performed
+        case notYet
+        case failed(String)
+    }
+
+    func perform(_ action: JSONValue, on holder: EngineHolder, instance id: InstanceID) async throws -> ActionResult {
+        let engine = holder.engine
+        if let step = action["on_waiting"]?.stringValue {
+            let snapshot = try await engine.instance(id)
+            guard snapshot.waits.contains(where: { $0.stepId == step }) else { return .notYet }
+            if action["cancel"]?.boolValue == true {
+                try await engine.cancelInstance(id)
+                return .performed
+            }
+            let payload = action["complete_step"] ?? .object(JSONObject())
+            let expected = action["expect_rejected"]?.stringValue
+            do {
+                try await engine.completeStep(instanceId: id, stepId: step, output: payload)
+                if let expected { return .failed("completeStep was accepted, expected a rejection containing \"\(expected)\"") }
+            } catch {
+                guard let expected else { return .failed("completeStep was rejected: \(error.message)") }
+                if !error.message.contains(expected) {
+                    return .failed("rejection \"\(error.message)\" does not contain \"\(expected)\"")
+                }
+                let after = try await engine.instance(id)
+                if !after.waits.contains(where: { $0.stepId == step }) { return .failed("the rejected call changed the wait") }
+            }
+            return .performed
+        }
+        if let at = action["at_ms"]?.exactIntegerValue {
+            guard clock.now() >= at else { return .notYet }
+            if action["cancel"]?.boolValue == true {
+                let current = try await engine.instance(id)
+                if !current.state.isTerminal { try await engine.cancelInstance(id) }
+            }
+            return .performed
+        }
+        if let step = action["after_step"]?.stringValue, action["restart_engine"]?.boolValue == true {
+            let history = try await engine.history(of: id)
+            guard history.contains(where: { $0.kind == .stepSucceeded && $0.stepID == step }) else {
+                // The step may run in a child instance: look there too.
+                let children = try await engine.childInstances(of: id)
+                var found = false
+                for child in children {
+                    let childHistory = try await engine.history(of: child)
+                    if childHistory.contains(where: { $0.kind == .stepSucceeded && $0.stepID == step }) { found = true }
+                }
+                if !found { return .notYet }
+                await engine.shutdown()
+                holder.engine = try await openEngine()
+                return .performed
+            }
+            await engine.shutdown()
+            holder.engine = try await openEngine()
+            return .performed
+        }
+        if let step = action["crash_during"]?.stringValue {
+            let (armed, triggered) = recorder.state.withLock { s -> (String?, Bool) in
+                if s.crashArmedStep == nil { s.crashArmedStep = step }
+                return (s.crashArmedStep, s.crashTriggered)
+            }
+            guard armed == step, triggered else { return .notYet }
+            await engine.simulateCrash()
+            holder.engine = try await openEngine()
+            recorder.state.withLock { s in
+                s.crashArmedStep = nil
+                s.crashTriggered = false
+            }
+            return .performed
+        }
+        return .failed("unknown action")
+    }
+}
+
+/// The engine of a case; replaced when the runner restarts or crashes it.
+final class EngineHolder: @unchecked Sendable {
+    // Only the runner's task touches it, one await at a time.
+    var engine: StepwiseEngine
+    init(_ engine: StepwiseEngine) { self.engine = engine }
+}

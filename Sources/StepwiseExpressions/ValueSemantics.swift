@@ -1,0 +1,169 @@
+import StepwiseJSON
+
+/// The coercions and comparisons of SEMANTICS §3.5–§3.6, shared by operators, functions and
+/// template filters.
+enum ValueSemantics {
+    /// to-number (§3.5): numbers as is, decimal strings, `true`/`false` as 1/0; anything else
+    /// (null, arrays, objects, other strings) has no number.
+    @inline(__always)
+    static func number(_ value: JSONValue) -> Double? {
+        switch value {
+        case .integer(let i): return Double(i)
+        case .double(let d): return d
+        case .bool(let b): return b ? 1 : 0
+        case .string(let s): return decimalNumber(s)
+        default: return nil
+        }
+    }
+
+    /// A string's number: optional sign, digits, optional `.digits`, optional exponent, nothing
+    /// else; `nil` for anything else or a value that does not fit a double.
+    static func decimalNumber(_ s: String) -> Double? {
+        var utf8 = s.utf8.makeIterator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(s.utf8.count)
+        while let b = utf8.next() { bytes.append(b) }
+        guard isDecimal(bytes) else { return nil }
+        guard let d = Double(s), d.isFinite else { return nil }
+        return d
+    }
+
+    private static func isDecimal(_ b: [UInt8]) -> Bool {
+        var i = 0
+        let n = b.count
+        if i < n, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+        let digitsStart = i
+        while i < n, isDigit(b[i]) { i += 1 }
+        guard i > digitsStart else { return false }
+        if i < n, b[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            while i < n, isDigit(b[i]) { i += 1 }
+            guard i > fractionStart else { return false }
+        }
+        if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < n, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
+            let exponentStart = i
+            while i < n, isDigit(b[i]) { i += 1 }
+            guard i > exponentStart else { return false }
+        }
+        return i == n
+    }
+
+    @inline(__always)
+    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+    /// A numeric result as a JSON value: non-finite results become `null` (§3.5).
+    @inline(__always)
+    static func numberValue(_ d: Double) -> JSONValue {
+        d.isFinite ? .double(d) : .null
+    }
+
+    /// `==` (§3.6): same type and value, recursively; numbers by value; strings by bytes.
+    @inline(__always)
+    static func equal(_ a: JSONValue, _ b: JSONValue) -> Bool { a == b }
+
+    /// The relational operators of §3.6: number/number by value, string/string by UTF-8 bytes;
+    /// every other pair is false for all four.
+    static func compare(_ a: JSONValue, _ b: JSONValue, _ op: RelationalOperator) -> Bool {
+        switch (a, b) {
+        case (.integer(let x), .integer(let y)):
+            return op.holds(x < y ? -1 : (x == y ? 0 : 1))
+        case (.integer, .double), (.double, .integer), (.double, .double):
+            let x = a.numberValue!, y = b.numberValue!
+            return op.holds(x < y ? -1 : (x == y ? 0 : 1))
+        case (.string(let x), .string(let y)):
+            return op.holds(compareBytes(x, y))
+        default:
+            return false
+        }
+    }
+
+    /// -1, 0 or 1 comparing UTF-8 bytes (= Unicode scalar order).
+    static func compareBytes(_ x: String, _ y: String) -> Int {
+        var i = x.utf8.makeIterator()
+        var j = y.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?):
+                if p != q { return p < q ? -1 : 1 }
+            }
+        }
+    }
+
+    /// Compact JSON with sorted keys and integral numbers without fraction: `json()` and the
+    /// inline template rendering of non-strings.
+    static func compactJSON(_ value: JSONValue) -> String {
+        JSONWriter.string(value, options: [.sortedKeys, .integralDoublesAsIntegers])
+    }
+
+    /// Strings raw, anything else as ``compactJSON(_:)``.
+    static func text(_ value: JSONValue) -> String {
+        if case .string(let s) = value { return s }
+        return compactJSON(value)
+    }
+
+    /// A number written for a message: integral values without fraction.
+    static func describeNumber(_ d: Double) -> String {
+        compactJSON(.double(d))
+    }
+
+    /// Whether `needle` occurs in `haystack`, comparing UTF-8 bytes.
+    static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
+        let h = Array(haystack.utf8)
+        let n = Array(needle.utf8)
+        return firstIndex(of: n, in: h, from: 0) != nil
+    }
+
+    /// The first byte offset of `needle` in `haystack` at or after `start`.
+    static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        if needle.isEmpty { return start <= haystack.count ? start : nil }
+        guard haystack.count >= needle.count else { return nil }
+        let first = needle[0]
+        var i = start
+        let last = haystack.count - needle.count
+        while i <= last {
+            if haystack[i] == first {
+                var k = 1
+                while k < needle.count, haystack[i + k] == needle[k] { k += 1 }
+                if k == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Whether `s` starts with `prefix`, comparing UTF-8 bytes.
+    static func hasPrefixBytes(_ s: String, _ prefix: String) -> Bool {
+        let su = s.utf8, pu = prefix.utf8
+        guard pu.count <= su.count else { return false }
+        return su.prefix(pu.count).elementsEqual(pu)
+    }
+
+    /// Whether `s` ends with `suffix`, comparing UTF-8 bytes.
+    static func hasSuffixBytes(_ s: String, _ suffix: String) -> Bool {
+        let su = s.utf8, xu = suffix.utf8
+        guard xu.count <= su.count else { return false }
+        return su.suffix(xu.count).elementsEqual(xu)
+    }
+}
+
+/// `<`, `<=`, `>`, `>=`.
+enum RelationalOperator: Sendable {
+    case less, lessOrEqual, greater, greaterOrEqual
+
+    /// Whether the operator holds for a three-way comparison result.
+    @inline(__always)
+    func holds(_ order: Int) -> Bool {
+        switch self {
+        case .less: order < 0
+        case .lessOrEqual: order <= 0
+        case .greater: order > 0
+        case .greaterOrEqual: order >= 0
+        }
+    }
+}

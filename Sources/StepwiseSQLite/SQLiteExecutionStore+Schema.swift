@@ -1,0 +1,87 @@
+extension SQLiteExecutionStore {
+    /// The schema, one migration per version; `PRAGMA user_version` records the applied one.
+    static let migrator = SQLiteMigrator([
+        SQLiteMigration(
+            version: 1, name: "execution store",
+            sql: """
+                CREATE TABLE sequences (
+                    name TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    bytes BLOB NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    origin TEXT NOT NULL,
+                    installed_at INTEGER NOT NULL,
+                    deprecated INTEGER NOT NULL,
+                    retired INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (name, version)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE instances (
+                    id TEXT PRIMARY KEY,
+                    sequence_name TEXT NOT NULL,
+                    sequence_version INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    data BLOB NOT NULL,
+                    config BLOB NOT NULL,
+                    outputs BLOB NOT NULL,
+                    error BLOB,
+                    cancel_requested INTEGER NOT NULL,
+                    paused INTEGER NOT NULL,
+                    parent_id TEXT,
+                    parent_node INTEGER,
+                    dedup_key TEXT,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    lifetime_started_at INTEGER NOT NULL,
+                    steps_executed INTEGER NOT NULL,
+                    depth INTEGER NOT NULL,
+                    random_seed INTEGER NOT NULL,
+                    hooks TEXT NOT NULL,
+                    next_node_id INTEGER NOT NULL,
+                    FOREIGN KEY (sequence_name, sequence_version) REFERENCES sequences (name, version)
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX instances_live_dedup_key ON instances (dedup_key)
+                    WHERE dedup_key IS NOT NULL AND finished_at IS NULL;
+                CREATE INDEX instances_by_update ON instances (updated_at DESC, id);
+                CREATE INDEX instances_by_parent ON instances (parent_id) WHERE parent_id IS NOT NULL;
+                CREATE INDEX instances_by_sequence ON instances (sequence_name, sequence_version);
+
+                CREATE TABLE nodes (
+                    instance_id TEXT NOT NULL,
+                    node_id INTEGER NOT NULL,
+                    parent INTEGER,
+                    block_index INTEGER NOT NULL,
+                    list INTEGER NOT NULL,
+                    position INTEGER NOT NULL,
+                    iteration INTEGER NOT NULL,
+                    state TEXT NOT NULL,
+                    phase TEXT NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    due_at INTEGER,
+                    started_at INTEGER,
+                    finished_at INTEGER,
+                    error BLOB,
+                    progress BLOB,
+                    PRIMARY KEY (instance_id, node_id)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE journal (
+                    seq INTEGER PRIMARY KEY,
+                    instance_id TEXT NOT NULL,
+                    node_id INTEGER,
+                    kind TEXT NOT NULL,
+                    step_id TEXT,
+                    attempt INTEGER,
+                    at INTEGER NOT NULL,
+                    payload BLOB NOT NULL
+                );
+                CREATE INDEX journal_by_instance ON journal (instance_id, seq);
+
+                CREATE TABLE metadata (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                ) WITHOUT ROWID;
+                """)
+    ])
+}

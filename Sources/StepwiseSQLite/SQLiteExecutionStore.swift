@@ -1,0 +1,292 @@
+internal import CSQLite
+public import StepwiseExecution
+import StepwiseJSON
+
+/// The engine's store on a local SQLite file: WAL, one writer connection, one transaction per
+/// commit, schema versioned by `PRAGMA user_version`.
+///
+/// Instances are pinned to their sequence version by a foreign key, so a version cannot be
+/// deleted while an instance references it; live dedup keys are a partial unique index.
+///
+/// ```swift
+/// let store = try SQLiteExecutionStore(path: "stepwise.db")
+/// let engine = try StepwiseEngine(store: store)
+/// ```
+public final class SQLiteExecutionStore: ExecutionStore {
+    let connection: SQLiteConnection
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: the database file.
+    ///   - durability: `normal` survives process kills; `full` also power loss.
+    ///   - busyTimeoutMs: how long a write waits for another process's lock.
+    /// - Throws: ``StepwiseError`` `storage` naming the file and the cause (not a database,
+    ///   corrupt, read-only, created by a newer version, locked).
+    public init(
+        path: String, durability: EngineConfiguration.Durability = .normal, busyTimeoutMs: Int = 5000
+    ) throws(StepwiseError) {
+        self.path = path
+        do {
+            connection = try SQLiteConnection(
+                path: path,
+                configuration: .init(
+                    durability: durability == .full ? .full : .normal,
+                    busyTimeout: .milliseconds(busyTimeoutMs)))
+        } catch {
+            throw Self.storageError("cannot open database \(path)", error)
+        }
+        do {
+            _ = try SQLiteExecutionStore.migrator.migrate(connection)
+        } catch {
+            throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
+        }
+    }
+
+    static func storageError(_ what: String, _ error: SQLiteError) -> StepwiseError {
+        var context: JSONObject = ["sqlite_code": .integer(Int64(error.extendedCode))]
+        if error.isFull { context["reason"] = "disk_full" }
+        if error.isReadOnly { context["reason"] = "read_only" }
+        if error.isCorrupt { context["reason"] = "corrupt" }
+        if error.isBusy || error.isLocked { context["reason"] = "locked" }
+        return StepwiseError(.storage, "\(what): \(error.message) (\(error.codeName))", context: context)
+    }
+
+    func run<T>(_ what: String, _ body: () throws(SQLiteError) -> T) throws(StepwiseError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw Self.storageError(what, error)
+        }
+    }
+
+    static func encode(_ value: JSONValue) -> [UInt8] { JSONWriter.bytes(value) }
+
+    static func decode(_ bytes: [UInt8]) -> JSONValue {
+        (try? JSONParser.parse(bytes, limits: .init(maxDepth: 100_000))) ?? .null
+    }
+
+    static func decodeObject(_ bytes: [UInt8]) -> JSONObject { decode(bytes).objectValue ?? JSONObject() }
+
+    // MARK: Sequences
+
+    public func storedSequences() throws(StepwiseError) -> [StoredSequence] {
+        try run("cannot read sequences") { () throws(SQLiteError) -> [StoredSequence] in
+            let statement = try connection.cachedStatement(
+                "SELECT name, version, deprecated, origin, sha256, installed_at, retired FROM sequences ORDER BY name, version")
+            var result: [StoredSequence] = []
+            while try statement.step() {
+                result.append(
+                    StoredSequence(
+                        key: SequenceKey(name: statement.text(at: 0), version: statement.int(at: 1)),
+                        isDeprecated: statement.bool(at: 2), origin: statement.text(at: 3), sha256: statement.text(at: 4),
+                        installedAt: statement.int64(at: 5), isRetired: statement.bool(at: 6)))
+            }
+            statement.reset()
+            return result
+        }
+    }
+
+    public func sequenceBytes(_ key: SequenceKey) throws(StepwiseError) -> [UInt8]? {
+        try run("cannot read sequence \(key)") { () throws(SQLiteError) -> [UInt8]? in
+            let statement = try connection.cachedStatement("SELECT bytes FROM sequences WHERE name = ? AND version = ?")
+            defer { statement.reset() }
+            try statement.bind(key.name, at: 1)
+            try statement.bind(key.version, at: 2)
+            return try statement.step() ? statement.blob(at: 0) : nil
+        }
+    }
+
+    // MARK: Instances
+
+    static let instanceColumns = """
+        id, sequence_name, sequence_version, state, data, config, outputs, error, cancel_requested, paused, \
+        parent_id, parent_node, dedup_key, created_at, updated_at, finished_at, lifetime_started_at, steps_executed, \
+        depth, random_seed, hooks, next_node_id
+        """
+
+    static func readInstance(_ s: SQLiteStatement) -> InstanceRecord {
+        InstanceRecord(
+            id: InstanceID(trusted: s.text(at: 0)),
+            sequence: SequenceKey(name: s.text(at: 1), version: s.int(at: 2)),
+            state: InstanceState(rawValue: s.text(at: 3)) ?? .failed,
+            data: decodeObject(s.blob(at: 4)), config: decodeObject(s.blob(at: 5)), outputs: decodeObject(s.blob(at: 6)),
+            error: s.isNull(at: 7) ? nil : InstanceError(json: decode(s.blob(at: 7))),
+            cancelRequested: s.bool(at: 8), isPaused: s.bool(at: 9),
+            parentInstance: s.isNull(at: 10) ? nil : InstanceID(trusted: s.text(at: 10)),
+            parentNode: s.isNull(at: 11) ? nil : NodeID(rawValue: s.int(at: 11)),
+            dedupKey: s.isNull(at: 12) ? nil : s.text(at: 12),
+            createdAt: s.int64(at: 13), updatedAt: s.int64(at: 14), finishedAt: s.isNull(at: 15) ? nil : s.int64(at: 15),
+            lifetimeStartedAt: s.int64(at: 16), stepsExecuted: s.int(at: 17), depth: s.int(at: 18),
+            randomSeed: UInt64(bitPattern: s.int64(at: 19)), hooks: HookState(rawValue: s.text(at: 20)) ?? .finished,
+            nextNodeID: s.int(at: 21))
+    }
+
+    static let nodeColumns = """
+        node_id, parent, block_index, list, position, iteration, state, phase, attempt, due_at, started_at, \
+        finished_at, error, progress
+        """
+
+    static func readNode(_ s: SQLiteStatement) -> Node {
+        Node(
+            id: NodeID(rawValue: s.int(at: 0)), parent: s.isNull(at: 1) ? nil : NodeID(rawValue: s.int(at: 1)),
+            blockIndex: s.int(at: 2), list: s.int(at: 3), position: s.int(at: 4), iteration: s.int(at: 5),
+            state: NodeState(rawValue: s.text(at: 6)) ?? .failed, phase: NodePhase(rawValue: s.text(at: 7)) ?? .idle,
+            attempt: s.int(at: 8), dueAt: s.isNull(at: 9) ? nil : s.int64(at: 9),
+            startedAt: s.isNull(at: 10) ? nil : s.int64(at: 10), finishedAt: s.isNull(at: 11) ? nil : s.int64(at: 11),
+            error: s.isNull(at: 12) ? nil : NodeError(json: decode(s.blob(at: 12))),
+            progress: s.isNull(at: 13) ? NodeProgress() : NodeProgress(json: decode(s.blob(at: 13))))
+    }
+
+    func nodes(of id: InstanceID) throws(SQLiteError) -> [Node] {
+        let statement = try connection.cachedStatement(
+            "SELECT \(Self.nodeColumns) FROM nodes WHERE instance_id = ? ORDER BY node_id")
+        defer { statement.reset() }
+        try statement.bind(id.rawValue, at: 1)
+        var result: [Node] = []
+        while try statement.step() { result.append(Self.readNode(statement)) }
+        return result
+    }
+
+    public func loadLiveInstances() throws(StepwiseError) -> [(InstanceRecord, [Node])] {
+        try run("cannot load instances") { () throws(SQLiteError) -> [(InstanceRecord, [Node])] in
+            let statement = try connection.cachedStatement(
+                "SELECT \(Self.instanceColumns) FROM instances WHERE finished_at IS NULL OR hooks = 'running' ORDER BY created_at, id")
+            var records: [InstanceRecord] = []
+            while try statement.step() { records.append(Self.readInstance(statement)) }
+            statement.reset()
+            var byInstance: [InstanceID: [Node]] = [:]
+            let nodeStatement = try connection.cachedStatement(
+                """
+                SELECT n.instance_id, n.node_id, n.parent, n.block_index, n.list, n.position, n.iteration, n.state,
+                    n.phase, n.attempt, n.due_at, n.started_at, n.finished_at, n.error, n.progress
+                FROM nodes n JOIN instances i ON i.id = n.instance_id
+                WHERE i.finished_at IS NULL OR i.hooks = 'running'
+                """)
+            while try nodeStatement.step() {
+                let id = InstanceID(trusted: nodeStatement.text(at: 0))
+                byInstance[id, default: []].append(Self.readNodeOffset(nodeStatement))
+            }
+            nodeStatement.reset()
+            return records.map { ($0, byInstance[$0.id] ?? []) }
+        }
+    }
+
+    /// Reads a node whose columns start at index 1.
+    static func readNodeOffset(_ s: SQLiteStatement) -> Node {
+        Node(
+            id: NodeID(rawValue: s.int(at: 1)), parent: s.isNull(at: 2) ? nil : NodeID(rawValue: s.int(at: 2)),
+            blockIndex: s.int(at: 3), list: s.int(at: 4), position: s.int(at: 5), iteration: s.int(at: 6),
+            state: NodeState(rawValue: s.text(at: 7)) ?? .failed, phase: NodePhase(rawValue: s.text(at: 8)) ?? .idle,
+            attempt: s.int(at: 9), dueAt: s.isNull(at: 10) ? nil : s.int64(at: 10),
+            startedAt: s.isNull(at: 11) ? nil : s.int64(at: 11), finishedAt: s.isNull(at: 12) ? nil : s.int64(at: 12),
+            error: s.isNull(at: 13) ? nil : NodeError(json: decode(s.blob(at: 13))),
+            progress: s.isNull(at: 14) ? NodeProgress() : NodeProgress(json: decode(s.blob(at: 14))))
+    }
+
+    public func loadInstance(_ id: InstanceID) throws(StepwiseError) -> (InstanceRecord, [Node])? {
+        try run("cannot load instance \(id)") { () throws(SQLiteError) -> (InstanceRecord, [Node])? in
+            let statement = try connection.cachedStatement("SELECT \(Self.instanceColumns) FROM instances WHERE id = ?")
+            try statement.bind(id.rawValue, at: 1)
+            guard try statement.step() else {
+                statement.reset()
+                return nil
+            }
+            let record = Self.readInstance(statement)
+            statement.reset()
+            return (record, try nodes(of: id))
+        }
+    }
+
+    public func instanceHolding(dedupKey: String) throws(StepwiseError) -> InstanceID? {
+        try run("cannot look up dedup key") { () throws(SQLiteError) -> InstanceID? in
+            let statement = try connection.cachedStatement(
+                "SELECT id FROM instances WHERE dedup_key = ? AND finished_at IS NULL")
+            defer { statement.reset() }
+            try statement.bind(dedupKey, at: 1)
+            return try statement.step() ? InstanceID(trusted: statement.text(at: 0)) : nil
+        }
+    }
+
+    public func instances(matching filter: InstanceFilter, limit: Int, after cursor: InstanceCursor?) throws(StepwiseError)
+        -> [InstanceRecord]
+    {
+        try run("cannot list instances") { () throws(SQLiteError) -> [InstanceRecord] in
+            var clauses: [String] = []
+            var bindings: [SQLiteValue] = []
+            if !filter.states.isEmpty {
+                clauses.append("state IN (\(filter.states.map { _ in "?" }.joined(separator: ", ")))")
+                bindings += filter.states.sorted { $0.rawValue < $1.rawValue }.map { .text($0.rawValue) }
+            }
+            if let name = filter.sequenceName {
+                clauses.append("sequence_name = ?")
+                bindings.append(.text(name))
+            }
+            if let parent = filter.parent {
+                clauses.append("parent_id = ?")
+                bindings.append(.text(parent.rawValue))
+            }
+            if let cursor {
+                clauses.append("(updated_at < ? OR (updated_at = ? AND id > ?))")
+                bindings += [.integer(cursor.updatedAt), .integer(cursor.updatedAt), .text(cursor.id.rawValue)]
+            }
+            let whereClause = clauses.isEmpty ? "" : "WHERE " + clauses.joined(separator: " AND ")
+            let statement = try connection.makeStatement(
+                "SELECT \(Self.instanceColumns) FROM instances \(whereClause) ORDER BY updated_at DESC, id LIMIT \(max(1, limit))")
+            try statement.bind(bindings)
+            var result: [InstanceRecord] = []
+            while try statement.step() { result.append(Self.readInstance(statement)) }
+            statement.reset()
+            return result
+        }
+    }
+
+    // MARK: Journal
+
+    static let journalColumns = "seq, instance_id, node_id, kind, step_id, attempt, at, payload"
+
+    static func readJournal(_ s: SQLiteStatement) -> JournalEntry {
+        JournalEntry(
+            sequence: s.int64(at: 0), instance: InstanceID(trusted: s.text(at: 1)),
+            node: s.isNull(at: 2) ? nil : NodeID(rawValue: s.int(at: 2)),
+            kind: JournalEntry.Kind(rawValue: s.text(at: 3)) ?? .hookFailed,
+            stepID: s.isNull(at: 4) ? nil : s.text(at: 4), attempt: s.isNull(at: 5) ? nil : s.int(at: 5),
+            at: s.int64(at: 6), payload: decode(s.blob(at: 7)))
+    }
+
+    public func journal(of instance: InstanceID) throws(StepwiseError) -> [JournalEntry] {
+        try run("cannot read the journal of \(instance)") { () throws(SQLiteError) -> [JournalEntry] in
+            let statement = try connection.cachedStatement(
+                "SELECT \(Self.journalColumns) FROM journal WHERE instance_id = ? ORDER BY seq")
+            defer { statement.reset() }
+            try statement.bind(instance.rawValue, at: 1)
+            var result: [JournalEntry] = []
+            while try statement.step() { result.append(Self.readJournal(statement)) }
+            return result
+        }
+    }
+
+    public func journal(after sequence: Int64, limit: Int) throws(StepwiseError) -> [JournalEntry] {
+        try run("cannot read the journal") { () throws(SQLiteError) -> [JournalEntry] in
+            let statement = try connection.cachedStatement(
+                "SELECT \(Self.journalColumns) FROM journal WHERE seq > ? ORDER BY seq LIMIT ?")
+            defer { statement.reset() }
+            try statement.bind(sequence, at: 1)
+            try statement.bind(limit, at: 2)
+            var result: [JournalEntry] = []
+            while try statement.step() { result.append(Self.readJournal(statement)) }
+            return result
+        }
+    }
+
+    public func metadata(_ key: String) throws(StepwiseError) -> String? {
+        try run("cannot read metadata") { () throws(SQLiteError) -> String? in
+            let statement = try connection.cachedStatement("SELECT value FROM metadata WHERE key = ?")
+            defer { statement.reset() }
+            try statement.bind(key, at: 1)
+            return try statement.step() ? statement.text(at: 0) : nil
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import StepwiseConformance
+import Testing
+
+/// The package root, found from this file's location.
+private let packageRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+/// Every case of the public suite in `Fixtures/conformance/`, one test argument per case.
+private let suiteCases: [ConformanceCase] = {
+    let (files, _) = ConformanceLoader.files(in: [packageRoot + "/Fixtures/conformance"])
+    return files.flatMap { (try? ConformanceLoader.cases(inFile: $0)) ?? [] }
+}()
+
+@Suite("The public conformance suite (Fixtures/conformance)")
+struct ConformanceSuiteTests {
+    @Test func everyFileIsUsable() {
+        let (files, missing) = ConformanceLoader.files(in: [packageRoot + "/Fixtures/conformance"])
+        #expect(missing.isEmpty)
+        #expect(!files.isEmpty)
+        for file in files {
+            #expect(throws: Never.self) { _ = try ConformanceLoader.cases(inFile: file) }
+        }
+    }
+
+    @Test(arguments: suiteCases.map { CaseArgument($0) })
+    func conformanceCase(_ argument: CaseArgument) async {
+        let failure = await ConformanceRunner.run(argument.testCase)
+        #expect(failure == nil, "\(argument.testCase.file) :: \(argument.testCase.name): \(failure ?? "")")
+    }
+}
+
+/// A case as a test argument, described by its file and name.
+struct CaseArgument: CustomTestStringConvertible, Sendable {
+    let testCase: ConformanceCase
+    init(_ testCase: ConformanceCase) { self.testCase = testCase }
+    var testDescription: String {
+        "\((testCase.file as NSString).lastPathComponent) :: \(testCase.name)"
+    }
+}
