@@ -52,10 +52,19 @@ let package = Package(
             dependencies: ["CSQLite", "StepwiseJSON", "StepwiseExecution"],
             swiftSettings: strictSettings
         ),
+        // Signed manifests (Ed25519) and the device-server sync channel.
+        .target(
+            name: "StepwiseSync",
+            dependencies: ["StepwiseJSON", "StepwiseCrypto", "StepwiseSequences", "StepwiseExecution"],
+            swiftSettings: strictSettings
+        ),
         // The host-facing umbrella module.
         .target(
             name: "Stepwise",
-            dependencies: ["StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseExecution", "StepwiseSQLite"],
+            dependencies: [
+                "StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseExecution", "StepwiseSQLite",
+                "StepwiseSync",
+            ],
             swiftSettings: strictSettings
         ),
         // The conformance runner: case files → a real engine on a temporary SQLite file with a virtual clock.
@@ -109,6 +118,11 @@ let package = Package(
         .testTarget(
             name: "StepwiseExecutionTests",
             dependencies: ["StepwiseExecution", "StepwiseSQLite", "StepwiseSequences", "StepwiseJSON", "StepwiseTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseSyncTests",
+            dependencies: ["StepwiseSync", "StepwiseCrypto", "StepwiseJSON", "Stepwise"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,6 +3,7 @@
 @_exported public import StepwiseJSON
 @_exported public import StepwiseSQLite
 @_exported public import StepwiseSequences
+@_exported public import StepwiseSync
 
 extension StepwiseEngine {
     /// Opens (or creates) the SQLite database at `databasePath`, migrates it, and resumes every
