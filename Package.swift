@@ -131,6 +131,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StepwiseDurabilityTests",
+            dependencies: ["Stepwise", "StepwiseTool"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StepwiseCommandsTests",
             dependencies: ["StepwiseCommands", "Stepwise"],
             swiftSettings: strictSettings

@@ -8,7 +8,7 @@ public struct StepwiseCLI: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepwise",
         abstract: "Run server-pushed workflows durably, and check them before they ship.",
-        subcommands: [ValidateCommand.self, DescribeCommand.self, EvalCommand.self, ConformanceCommand.self]
+        subcommands: [ValidateCommand.self, DescribeCommand.self, EvalCommand.self, ConformanceCommand.self, CrashChildCommand.self]
     )
 
     public init() {}

@@ -121,6 +121,7 @@ extension StepwiseEngine {
                 rollBack(ids)
                 throw error
             }
+            commitObserver?(batch)
         }
         for id in ids {
             if let runtime = live[id], runtime.record.state.isTerminal, runtime.record.hooks != .running,

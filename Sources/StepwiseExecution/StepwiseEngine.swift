@@ -59,6 +59,12 @@ public actor StepwiseEngine {
     var completedInPass = 0
     var advancedInPass: Set<InstanceID> = []
 
+    /// Called after every successful commit with the batch (crash-point tests kill the process here).
+    package var commitObserver: (@Sendable (StoreBatch) -> Void)?
+
+    /// Installs the commit observer.
+    package func setCommitObserver(_ observer: (@Sendable (StoreBatch) -> Void)?) { commitObserver = observer }
+
     var loopTask: Task<Void, Never>?
     var wakeContinuation: CheckedContinuation<Void, Never>?
     var wakePending = false
