@@ -81,6 +81,9 @@ struct SequenceCaseRunner {
                     if s.crashArmedStep == nil { s.crashArmedStep = step }
                 }
             }
+            let holdStep = actionIndex < testCase.actions.count && testCase.actions[actionIndex]["restart_engine"]?.boolValue == true
+                ? testCase.actions[actionIndex]["after_step"]?.stringValue : nil
+            await engine.setHoldDispatchAfterStep(holdStep)
             try await engine.runPass()
             await Task.yield()
             if actionIndex < testCase.actions.count {

@@ -111,7 +111,8 @@ extension InstanceMachine {
             failInstance("max steps per instance (\(limit)) exceeded")
             return nil
         }
-        let scope = scope(for: id)
+        let attempt = isEscalation ? node.attempt : node.attempt + 1
+        let scope = scope(for: id, attempt: attempt)
         let params: JSONValue
         do {
             params = try step.params.resolve(scope)
@@ -120,7 +121,6 @@ extension InstanceMachine {
             drain()
             return nil
         }
-        let attempt = isEscalation ? node.attempt : node.attempt + 1
         let key = "\(runtime.id.rawValue):\(block.id.rawValue):\(runtime.iterationPath(of: id)):\(attempt)"
             + (isEscalation ? ":escalation" : "")
         let timeout: Int64? = {

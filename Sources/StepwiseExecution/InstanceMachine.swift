@@ -365,7 +365,7 @@ struct InstanceMachine {
     // MARK: Evaluation scope
 
     /// The expression scope of a node: shared data with concurrent for_each overlays.
-    func scope(for id: NodeID, dataOverride: JSONObject? = nil) -> EvaluationScope {
+    func scope(for id: NodeID, dataOverride: JSONObject? = nil, attempt: Int? = nil) -> EvaluationScope {
         var data = dataOverride ?? record.data
         var current = runtime[id]
         var overlays: [(String, JSONValue)] = []
@@ -384,7 +384,7 @@ struct InstanceMachine {
         let node = runtime[id]
         let block = runtime.block(of: id)
         let runtimeInfo = RuntimeInfo(
-            attempt: max(0, node.attempt - 1), instanceId: runtime.id.rawValue, sequenceName: record.sequence.name,
+            attempt: max(0, (attempt ?? node.attempt) - 1), instanceId: runtime.id.rawValue, sequenceName: record.sequence.name,
             sequenceVersion: record.sequence.version, currentStep: block?.id.rawValue,
             startedAt: Timestamp.rfc3339(record.createdAt),
             currentStepStartedAt: node.startedAt.map(Timestamp.rfc3339),

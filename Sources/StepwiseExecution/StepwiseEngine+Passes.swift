@@ -256,7 +256,10 @@ extension StepwiseEngine {
             else { continue }
             transitionIgnoringErrors(entry.instance) { $0.timerFired(entry.node) }
         }
-        if dispatch && !isShutdown { dispatchQueued() }
+        let holdForRestart = holdDispatchAfterStep.map { step in
+            pendingJournal.contains { $0.kind == .stepSucceeded && $0.stepID == step }
+        } ?? false
+        if dispatch && !isShutdown && !holdForRestart { dispatchQueued() }
         try commitPass()
         return completedInPass
     }

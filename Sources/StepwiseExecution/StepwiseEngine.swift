@@ -62,6 +62,13 @@ public actor StepwiseEngine {
     /// Called after every successful commit with the batch (crash-point tests kill the process here).
     package var commitObserver: (@Sendable (StoreBatch) -> Void)?
 
+    /// A pass that records this step's output dispatches nothing, so a test can restart the
+    /// engine exactly at that commit boundary (conformance `after_step` actions).
+    package var holdDispatchAfterStep: String?
+
+    /// Sets ``holdDispatchAfterStep``.
+    package func setHoldDispatchAfterStep(_ step: String?) { holdDispatchAfterStep = step }
+
     /// Installs the commit observer.
     package func setCommitObserver(_ observer: (@Sendable (StoreBatch) -> Void)?) { commitObserver = observer }
 
