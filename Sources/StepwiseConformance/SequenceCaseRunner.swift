@@ -34,6 +34,7 @@ struct SequenceCaseRunner {
     func openEngine() async throws -> StepwiseEngine {
         let store = try SQLiteExecutionStore(path: databasePath)
         let engine = try StepwiseEngine(store: store, clock: clock, randomSeed: 0x5EED)
+        await engine.unregisterAllHandlers()
         for (name, responses) in testCase.handlers {
             await engine.registerHandler(name, ScriptedHandler(name: name, responses: responses, recorder: recorder, clock: clock))
         }

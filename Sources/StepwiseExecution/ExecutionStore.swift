@@ -52,6 +52,22 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func metadata(_ key: String) throws(StepwiseError) -> String?
 
+    /// Dead letters, newest first, after the record with id `after`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func deadLetters(unacknowledgedOnly: Bool, limit: Int, after: String?) throws(StepwiseError) -> [DeadLetter]
+
+    /// One dead letter, or `nil`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func deadLetter(_ id: String) throws(StepwiseError) -> DeadLetter?
+
+    /// Terminal root instances finished before `cutoff` (Unix ms) that GC may delete: no
+    /// unacknowledged dead letter, hooks finished. At most `limit`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func expiredInstances(finishedBefore cutoff: Int64, limit: Int) throws(StepwiseError) -> [InstanceID]
+
     /// Applies a batch atomically.
     ///
     /// - Throws: ``StepwiseError`` `storage` (nothing of the batch is applied) or `conflict` when a
@@ -99,6 +115,12 @@ public struct StoreBatch: Sendable {
     public var deletedInstances: [InstanceID] = []
     /// Metadata to set.
     public var metadata: [(String, String)] = []
+    /// Dead letters to insert or replace.
+    public var deadLetters: [DeadLetter] = []
+    /// Dead letters to delete.
+    public var deletedDeadLetters: [String] = []
+    /// Stored sequence versions to delete (never one still referenced).
+    public var deletedSequences: [SequenceKey] = []
 
     /// An empty batch.
     public init() {}
@@ -106,7 +128,7 @@ public struct StoreBatch: Sendable {
     /// Whether the batch writes nothing.
     public var isEmpty: Bool {
         sequences.isEmpty && instances.isEmpty && nodes.isEmpty && journal.isEmpty && deletedInstances.isEmpty
-            && metadata.isEmpty
+            && metadata.isEmpty && deadLetters.isEmpty && deletedDeadLetters.isEmpty && deletedSequences.isEmpty
     }
 }
 

@@ -140,6 +140,9 @@ extension InstanceMachine {
         var r = record
         r.stepsExecuted += 1
         record = r
+        if !isEscalation && context.engineHandledBuiltins.contains(handler) {
+            return runBuiltin(id, handler: handler, params: params, attempt: attempt, key: key, block: block)
+        }
         log(
             .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
             [
@@ -150,6 +153,48 @@ extension InstanceMachine {
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue, handler: handler, params: params,
             data: scope.data, attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+    }
+
+    /// Carries out `sleep` (a durable timer) and `set` (a data merge) without a handler call.
+    private mutating func runBuiltin(
+        _ id: NodeID, handler: String, params: JSONValue, attempt: Int, key: String, block: Block
+    ) -> HandlerCall? {
+        log(
+            .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
+            [
+                "handler": .string(handler), "params": params, "idempotency_key": .string(key),
+                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
+            ])
+        if handler == "sleep" {
+            guard let ms = BuiltinHandlers.sleepMilliseconds(params) else {
+                var node = runtime[id]
+                node.phase = .inFlight
+                runtime[id] = node
+                handlerFailed(
+                    id, attempt: attempt, escalation: false,
+                    failure: AttemptFailure(
+                        message: "sleep needs params {\"ms\": N}, {\"seconds\": N} or {\"duration\": N}",
+                        code: "invalid_params", isRetryable: false))
+                return nil
+            }
+            var node = runtime[id]
+            node.phase = .sleeping
+            node.dueAt = now + ms
+            runtime[id] = node
+            deriveState()
+            return nil
+        }
+        // set: merge the params into context.data, then record them as the output.
+        if case .object(let values) = params {
+            var r = record
+            for (k, v) in values { r.data[k] = v }
+            record = r
+        }
+        var node = runtime[id]
+        node.phase = .inFlight
+        runtime[id] = node
+        handlerSucceeded(id, attempt: attempt, escalation: false, output: params)
+        return nil
     }
 
     /// The call to re-make for an attempt that was in flight when the process died (same
@@ -346,6 +391,13 @@ extension InstanceMachine {
                     id, .failed,
                     error: error(at: id, "wait_for_input on step '\(block.id)' timed out after \(timeout) ms", code: "timeout"))
             }
+        case (.sleeping, .step):
+            var n = node
+            n.phase = .inFlight
+            runtime[id] = n
+            let slept = due - (node.progress.attemptStartedAt ?? due)
+            handlerSucceeded(id, attempt: node.attempt, escalation: false, output: ["slept_ms": .integer(slept)])
+            return
         case (.polling, .loop(let loop)):
             var n = node
             n.phase = .active

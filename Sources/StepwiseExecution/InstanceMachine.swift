@@ -10,6 +10,8 @@ struct TransitionContext {
     let configuration: EngineConfiguration
     let conditions: DeviceConditions
     let isHandlerRegistered: (String) -> Bool
+    /// Built-ins the engine carries out itself (`sleep`, `set`) while they are not replaced.
+    let engineHandledBuiltins: Set<String>
     /// The latest eligible version of a sequence, or the exact one when a version is given.
     let findSequence: (String, Int?) -> SequenceKey?
     /// A fresh instance id (for sub_sequence children).
@@ -101,6 +103,9 @@ struct InstanceMachine {
     }
 
     mutating func effect(_ e: MachineEffect) { effects.append(e) }
+
+    /// Queues entering a node.
+    mutating func workEnter(_ id: NodeID) { work.append(.enter(id)) }
 
     /// Queues the parent notification for a node that just became terminal.
     mutating func workFinished(_ id: NodeID) { work.append(.finished(id)) }
@@ -348,7 +353,7 @@ struct InstanceMachine {
             switch node.phase {
             case .inFlight: inFlight = true
             case .escalating: if node.progress.idempotencyKey != nil { inFlight = true } else { runnable = true }
-            case .queued, .delaying, .backoff, .polling: runnable = true
+            case .queued, .delaying, .backoff, .polling, .sleeping: runnable = true
             default: break
             }
         }

@@ -92,6 +92,8 @@ public enum NodePhase: String, Sendable, Hashable, CaseIterable {
     case awaitingInput
     /// A step's escalation handler is queued or in flight.
     case escalating
+    /// The built-in `sleep` handler's durable timer runs.
+    case sleeping
     /// A composite runs its children.
     case active
     /// A loop waits out its `poll_interval`.

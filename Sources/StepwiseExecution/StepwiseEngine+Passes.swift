@@ -10,6 +10,9 @@ extension StepwiseEngine {
         return TransitionContext(
             now: clock.now(), configuration: configuration, conditions: conditions,
             isHandlerRegistered: { registered.contains($0) },
+            engineHandledBuiltins: BuiltinHandlers.engineHandled.filter { name in
+                handlers[name].map { $0 is SleepHandler || $0 is SetHandler } ?? false
+            },
             findSequence: { name, version in
                 if let version {
                     let key = SequenceKey(name: name, version: version)
@@ -57,12 +60,31 @@ extension StepwiseEngine {
             }
         case .terminated(let state):
             let record = runtime.record
+            if state == .failed && record.parentInstance == nil { recordDeadLetter(for: runtime) }
             if let parent = record.parentInstance, let parentNode = record.parentNode, live[parent] != nil {
                 transitionIgnoringErrors(parent) {
                     $0.childInstanceFinished(parentNode, state: state, data: record.data, error: record.error)
                 }
             }
         }
+    }
+
+    private func recordDeadLetter(for runtime: InstanceRuntime) {
+        let record = runtime.record
+        let error = record.error ?? InstanceError(message: "failed")
+        var handler: String?
+        var attempts = 0
+        if let blockID = error.blockID,
+            let node = runtime.allNodes.last(where: { runtime.block(of: $0.id)?.id.rawValue == blockID })
+        {
+            if case .step(let step)? = runtime.block(of: node.id)?.kind { handler = step.handler }
+            attempts = node.attempt
+        }
+        pendingBatch.deadLetters.append(
+            DeadLetter(
+                id: InstanceID.random(using: &random).rawValue, instanceId: record.id, sequenceName: record.sequence.name,
+                sequenceVersion: record.sequence.version, blockId: error.blockID, handler: handler, error: error,
+                attempts: attempts, failedAt: record.finishedAt ?? clock.now()))
     }
 
     private func startChild(

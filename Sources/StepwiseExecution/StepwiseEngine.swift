@@ -41,7 +41,7 @@ public actor StepwiseEngine {
     var sequences: [SequenceKey: StoredSequence] = [:]
     var programs: [SequenceKey: SequenceProgram] = [:]
     var live: [InstanceID: InstanceRuntime] = [:]
-    var handlers: [String: any StepHandler] = [:]
+    var handlers: [String: any StepHandler] = BuiltinHandlers.all
     var queue: [QueueEntry] = []
     var inFlight: [InFlightKey: Task<Void, Never>] = [:]
     var inbox: [Completion] = []
@@ -233,6 +233,10 @@ public actor StepwiseEngine {
         try? commitPass()
         wake()
     }
+
+    /// Removes every handler, built-ins included (the conformance runner registers only a case's
+    /// listed handlers).
+    package func unregisterAllHandlers() { handlers = [:] }
 
     /// Registers a closure handler.
     public func registerHandler(

@@ -59,13 +59,15 @@ extension SQLiteExecutionStore {
         for id in batch.deletedInstances {
             for sql in [
                 "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM nodes WHERE instance_id = ?",
-                "DELETE FROM instances WHERE id = ?",
+                "DELETE FROM dead_letters WHERE instance_id = ?", "DELETE FROM instances WHERE id = ?",
             ] {
                 let s = try connection.cachedStatement(sql)
                 try s.bind(id.rawValue, at: 1)
                 try s.execute()
             }
         }
+        try writeDeadLetters(batch)
+        try writeDeadLetters(batch)
         for (key, value) in batch.metadata {
             let s = try connection.cachedStatement(
                 "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")

@@ -82,6 +82,27 @@ extension SQLiteExecutionStore {
                     key TEXT PRIMARY KEY,
                     value TEXT NOT NULL
                 ) WITHOUT ROWID;
-                """)
+                """),
+        SQLiteMigration(
+            version: 2, name: "dead letters",
+            sql: """
+                CREATE TABLE dead_letters (
+                    id TEXT PRIMARY KEY,
+                    instance_id TEXT NOT NULL,
+                    sequence_name TEXT NOT NULL,
+                    sequence_version INTEGER NOT NULL,
+                    block_id TEXT,
+                    handler TEXT,
+                    error BLOB NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    failed_at INTEGER NOT NULL,
+                    acknowledged INTEGER NOT NULL,
+                    acknowledged_at INTEGER,
+                    redriven_at INTEGER
+                ) WITHOUT ROWID;
+                CREATE INDEX dead_letters_by_time ON dead_letters (failed_at DESC, id);
+                CREATE INDEX dead_letters_by_instance ON dead_letters (instance_id);
+                CREATE INDEX instances_by_finish ON instances (finished_at) WHERE finished_at IS NOT NULL;
+                """),
     ])
 }

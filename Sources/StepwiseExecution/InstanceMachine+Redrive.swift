@@ -1,0 +1,111 @@
+import StepwiseJSON
+import StepwiseSequences
+
+extension InstanceMachine {
+    /// Redrive (SEMANTICS §6.8): every failed node, and every node cancelled by that failure,
+    /// returns to work; composites keep their progress; steps get a fresh retry budget with
+    /// continuing attempt numbers; the error is cleared and the lifetime clock restarts.
+    ///
+    /// "Cancelled by the failure" means cancelled no earlier than the first failure finished.
+    mutating func redrive() {
+        let failed = runtime.allNodes.filter { $0.state == .failed && $0.id != .root }
+        guard let failureStart = failed.compactMap(\.finishedAt).min() else { return }
+        let reset = Set(
+            runtime.allNodes.filter { node in
+                node.id != .root && node.parent != nil && isInMainTree(node.id)
+                    && (node.state == .failed || (node.state == .cancelled && (node.finishedAt ?? 0) >= failureStart))
+            }.map(\.id))
+        var r = record
+        r.state = .scheduled
+        r.error = nil
+        r.finishedAt = nil
+        r.lifetimeStartedAt = now
+        r.hooks = .none
+        r.cancelRequested = false
+        record = r
+        var root = runtime.root
+        root.state = .running
+        root.phase = .active
+        root.error = nil
+        root.finishedAt = nil
+        runtime[NodeID.root] = root
+        log(.instanceRedriven, ["nodes": .array(reset.sorted().map { .integer(Int64($0.rawValue)) })])
+
+        // Reopen composites (keeping progress) top-down; collect the leaves to re-run.
+        var reenter: [NodeID] = []
+        for id in reset.sorted() {
+            var node = runtime[id]
+            let hasResetChildren = runtime.childNodes(of: id).contains { reset.contains($0) }
+            node.error = nil
+            node.finishedAt = nil
+            node.dueAt = nil
+            if let parent = node.parent { reopenSlot(in: parent, for: node) }
+            guard let block = runtime.block(of: id) else { continue }
+            switch block.kind {
+            case .step:
+                node.state = .pending
+                node.phase = .idle
+                node.progress.budgetStart = node.attempt
+                node.progress.idempotencyKey = nil
+                node.progress.waitID = nil
+                runtime[id] = node
+                reenter.append(id)
+            case .loop(let loop) where !hasResetChildren:
+                node.state = .running
+                node.phase = .active
+                runtime[id] = node
+                loopNextIteration(id, loop: loop)
+            default:
+                if hasResetChildren {
+                    node.state = .running
+                    node.phase = .active
+                    runtime[id] = node
+                } else {
+                    // The composite failed on its own (a condition, a collection, a child
+                    // instance): enter it again.
+                    node.state = .pending
+                    node.phase = .idle
+                    runtime[id] = node
+                    reenter.append(id)
+                }
+            }
+        }
+        for id in reenter { workEnter(id) }
+        drain()
+    }
+
+    /// Whether a node lies in the main list (not a hook list).
+    func isInMainTree(_ id: NodeID) -> Bool {
+        var current = runtime[id]
+        while let parent = current.parent {
+            if parent == .root { return current.list == SequenceProgram.mainList }
+            current = runtime[parent]
+        }
+        return false
+    }
+
+    /// Makes the parent composite wait for `child`'s list again.
+    mutating func reopenSlot(in parent: NodeID, for child: Node) {
+        guard let block = runtime.block(of: parent) else { return }
+        var node = runtime[parent]
+        switch block.kind {
+        case .parallel, .race:
+            if child.list < node.progress.branchOutcomes.count { node.progress.branchOutcomes[child.list] = nil }
+        case .forEach(let f):
+            if !node.progress.activeIterations.contains(child.iteration) {
+                node.progress.activeIterations.append(child.iteration)
+                if f.maxConcurrency <= 1, let items = node.progress.items, child.iteration < items.count {
+                    var r = record
+                    r.data[f.itemVariable] = items[child.iteration]
+                    if let indexVar = f.indexVariable { r.data[indexVar] = .integer(Int64(child.iteration)) }
+                    record = r
+                }
+            }
+        case .tryCatch:
+            node.progress.pendingError = nil
+        default:
+            break
+        }
+        runtime[parent] = node
+    }
+}

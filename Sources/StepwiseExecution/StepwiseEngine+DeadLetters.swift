@@ -1,0 +1,94 @@
+import StepwiseJSON
+
+extension StepwiseEngine {
+    /// Dead letters, newest first (SEMANTICS §6.7).
+    ///
+    /// - Throws: ``StepwiseError`` `invalidInput` (limit), `storage`, `shutdown`.
+    public func deadLetters(
+        unacknowledgedOnly: Bool = false, limit: Int = 100, after cursor: String? = nil
+    ) throws(StepwiseError) -> Page<DeadLetter> {
+        try checkOpen()
+        guard (1...500).contains(limit) else { throw StepwiseError(.invalidInput, "limit \(limit) is outside 1…500") }
+        let rows = try store.deadLetters(unacknowledgedOnly: unacknowledgedOnly, limit: limit + 1, after: cursor)
+        let items = Array(rows.prefix(limit))
+        return Page(items: items, nextCursor: rows.count > limit ? items.last?.id : nil)
+    }
+
+    /// Marks a dead letter acknowledged (idempotent).
+    ///
+    /// - Throws: ``StepwiseError`` `notFound`, `storage`, `shutdown`.
+    public func acknowledgeDeadLetter(_ id: String) throws(StepwiseError) {
+        try checkOpen()
+        guard var letter = try store.deadLetter(id) else {
+            throw StepwiseError(.notFound, "dead letter \(id) not found", context: ["dead_letter_id": .string(id)])
+        }
+        guard !letter.acknowledged else { return }
+        letter.acknowledged = true
+        letter.acknowledgedAt = clock.now()
+        var batch = StoreBatch()
+        batch.deadLetters = [letter]
+        try store.commit(batch)
+    }
+
+    /// Deletes dead letters that failed before `now - olderThanMs` (acknowledged ones only, by
+    /// default); their instances then fall to normal GC.
+    ///
+    /// - Returns: how many were deleted.
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    @discardableResult
+    public func purgeDeadLetters(olderThanMs: Int64, acknowledgedOnly: Bool = true) throws(StepwiseError) -> Int {
+        try checkOpen()
+        let cutoff = clock.now() - olderThanMs
+        var doomed: [String] = []
+        var cursor: String?
+        while true {
+            let rows = try store.deadLetters(unacknowledgedOnly: false, limit: 500, after: cursor)
+            for row in rows where row.failedAt < cutoff && (!acknowledgedOnly || row.acknowledged) { doomed.append(row.id) }
+            guard rows.count == 500 else { break }
+            cursor = rows.last?.id
+        }
+        guard !doomed.isEmpty else { return 0 }
+        var batch = StoreBatch()
+        batch.deletedDeadLetters = doomed
+        try store.commit(batch)
+        return doomed.count
+    }
+
+    /// Redrives a failed instance from its failed step (SEMANTICS §6.8).
+    ///
+    /// - Throws: ``StepwiseError`` `notFound` (no such dead letter or its version is gone),
+    ///   `invalidState` (the instance is not failed), `conflict` (its dedup key is held by another
+    ///   live instance), `storage`, `shutdown`.
+    public func redrive(deadLetterId: String) throws(StepwiseError) {
+        try checkOpen()
+        guard var letter = try store.deadLetter(deadLetterId) else {
+            throw StepwiseError(.notFound, "dead letter \(deadLetterId) not found", context: ["dead_letter_id": .string(deadLetterId)])
+        }
+        guard let loaded = try store.loadInstance(letter.instanceId) else {
+            throw StepwiseError(.notFound, "instance \(letter.instanceId) not found")
+        }
+        let (record, nodes) = loaded
+        guard record.state == .failed else {
+            throw StepwiseError(.invalidState, "instance \(record.id) is \(record.state), not failed")
+        }
+        guard sequences[record.sequence] != nil else {
+            throw StepwiseError(.notFound, "sequence \(record.sequence) is no longer stored")
+        }
+        if let key = record.dedupKey, let holder = try liveHolder(ofDedupKey: key), holder != record.id {
+            throw StepwiseError(
+                .conflict, "dedup key '\(key)' is held by instance \(holder)", context: ["instance_id": .string(holder.rawValue)])
+        }
+        let runtime = InstanceRuntime(record: record, program: try program(for: record.sequence), nodes: nodes)
+        live[record.id] = runtime
+        let now = clock.now()
+        try transition(record.id) { $0.redrive() }
+        letter.redrivenAt = now
+        if !letter.acknowledged {
+            letter.acknowledged = true
+            letter.acknowledgedAt = now
+        }
+        pendingBatch.deadLetters.append(letter)
+        try commitPass()
+        wake()
+    }
+}
