@@ -68,6 +68,11 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func expiredInstances(finishedBefore cutoff: Int64, limit: Int) throws(StepwiseError) -> [InstanceID]
 
+    /// Whether any instance row (live or terminal, not yet collected) pins this version.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func isReferenced(_ key: SequenceKey) throws(StepwiseError) -> Bool
+
     /// Applies a batch atomically.
     ///
     /// - Throws: ``StepwiseError`` `storage` (nothing of the batch is applied) or `conflict` when a

@@ -144,6 +144,7 @@ extension StepwiseEngine {
                 throw error
             }
             commitObserver?(batch)
+            if listener != nil && !batch.journal.isEmpty { wakeDelivery() }
         }
         for id in ids {
             if let runtime = live[id], runtime.record.state.isTerminal, runtime.record.hooks != .running,
@@ -282,6 +283,7 @@ extension StepwiseEngine {
             pendingJournal.contains { $0.kind == .stepSucceeded && $0.stepID == step }
         } ?? false
         if dispatch && !isShutdown && !holdForRestart { dispatchQueued() }
+        if !isShutdown { housekeepingIfDue(now: now) }
         try commitPass()
         return completedInPass
     }

@@ -86,6 +86,10 @@ extension StepwiseEngine {
         isShutdown = true
         timerTask?.cancel()
         timerTask = nil
+        deliveryTask?.cancel()
+        deliveryContinuation?.resume()
+        deliveryContinuation = nil
+        deliveryTask = nil
         for task in inFlight.values { task.cancel() }
     }
 

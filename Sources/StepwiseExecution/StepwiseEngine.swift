@@ -72,6 +72,13 @@ public actor StepwiseEngine {
     /// Installs the commit observer.
     package func setCommitObserver(_ observer: (@Sendable (StoreBatch) -> Void)?) { commitObserver = observer }
 
+    var listener: (any EngineListener)?
+    var deliveryTask: Task<Void, Never>?
+    var deliveryContinuation: CheckedContinuation<Void, Never>?
+    var deliveryWakePending = false
+    var deliveryGeneration = 0
+    var lastHousekeeping: Int64?
+
     var loopTask: Task<Void, Never>?
     var wakeContinuation: CheckedContinuation<Void, Never>?
     var wakePending = false
@@ -209,10 +216,36 @@ public actor StepwiseEngine {
             key: key, isDeprecated: compiled.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
         var batch = StoreBatch()
         batch.sequences = [(stored, bytes)]
+        batch.deletedSequences = try evictionsForNewVersion()
         try store.commit(batch)
+        for evicted in batch.deletedSequences {
+            sequences[evicted] = nil
+            programs[evicted] = nil
+        }
         sequences[key] = stored
         programs[key] = SequenceProgram(compiled)
         return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: true)
+    }
+
+    /// Versions to delete so one more fits under `maxStoredSequences`: unreferenced superseded or
+    /// retired versions, oldest first.
+    ///
+    /// - Throws: ``StepwiseError`` `resourceLimit` when nothing can be evicted.
+    func evictionsForNewVersion() throws(StepwiseError) -> [SequenceKey] {
+        let limit = Int(configuration.maxStoredSequences)
+        guard limit > 0, sequences.count >= limit else { return [] }
+        var latest: [String: Int] = [:]
+        for key in sequences.keys { latest[key.name] = max(latest[key.name] ?? Int.min, key.version) }
+        let candidates = sequences.values
+            .filter { $0.isRetired || $0.key.version < (latest[$0.key.name] ?? 0) }
+            .sorted { ($0.installedAt, $0.key) < ($1.installedAt, $1.key) }
+        for candidate in candidates {
+            let referenced = try store.isReferenced(candidate.key)
+            if !referenced { return [candidate.key] }
+        }
+        throw StepwiseError(
+            .resourceLimit, "maxStoredSequences (\(limit)) reached and no stored version can be evicted",
+            context: ["limit": .integer(Int64(limit))])
     }
 
     /// Every stored sequence version.
@@ -300,6 +333,15 @@ public actor StepwiseEngine {
             throw StepwiseError(
                 .resourceLimit, "maxConcurrentInstances (\(configuration.maxConcurrentInstances)) reached",
                 context: ["limit": .integer(Int64(configuration.maxConcurrentInstances))])
+        }
+        if configuration.memoryBudgetBytes > 0 {
+            let needed = accountedMemoryBytes() + JSONWriter.bytes(.object(data)).count
+            if UInt64(needed) > configuration.memoryBudgetBytes {
+                throw StepwiseError(
+                    .resourceLimit,
+                    "memoryBudgetBytes (\(configuration.memoryBudgetBytes)) would be exceeded: \(needed) bytes accounted",
+                    context: ["limit": .integer(Int64(clamping: configuration.memoryBudgetBytes))])
+            }
         }
         let id = options.instanceId ?? InstanceID.random(using: &random)
         let existing = try store.loadInstance(id)

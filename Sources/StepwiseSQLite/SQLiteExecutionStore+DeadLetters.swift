@@ -102,3 +102,16 @@ extension SQLiteExecutionStore {
         }
     }
 }
+
+extension SQLiteExecutionStore {
+    public func isReferenced(_ key: SequenceKey) throws(StepwiseError) -> Bool {
+        try run("cannot check references to \(key)") { () throws(SQLiteError) -> Bool in
+            let statement = try connection.cachedStatement(
+                "SELECT 1 FROM instances WHERE sequence_name = ? AND sequence_version = ? LIMIT 1")
+            defer { statement.reset() }
+            try statement.bind(key.name, at: 1)
+            try statement.bind(key.version, at: 2)
+            return try statement.step()
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import StepwiseJSON
+import StepwiseSequences
+
+extension StepwiseEngine {
+    static let housekeepingIntervalMs: Int64 = 60_000
+
+    /// GC and lifetime (SEMANTICS §2.16): at the first pass, then at most once a minute.
+    /// Terminal root instances finished more than `maxInstanceLifetimeSecs` ago are deleted
+    /// (except failed ones with an unacknowledged dead letter); non-terminal instances created
+    /// (or redriven) longer ago fail with `lifetime exceeded`.
+    func housekeepingIfDue(now: Int64) {
+        if let last = lastHousekeeping, now - last < Self.housekeepingIntervalMs { return }
+        lastHousekeeping = now
+        let lifetime = Int64(clamping: configuration.maxInstanceLifetimeSecs) * 1000
+        for runtime in live.values where !runtime.record.state.isTerminal {
+            if runtime.record.parentInstance == nil && now - runtime.record.lifetimeStartedAt > lifetime {
+                transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }
+            }
+        }
+        if let expired = try? store.expiredInstances(finishedBefore: now - lifetime, limit: 500), !expired.isEmpty {
+            var doomed: [InstanceID] = []
+            for id in expired where live[id] == nil {
+                doomed.append(id)
+                // Children go with their root.
+                if let children = try? store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil) {
+                    doomed.append(contentsOf: children.map(\.id).filter { live[$0] == nil })
+                }
+            }
+            pendingBatch.deletedInstances.append(contentsOf: doomed)
+        }
+    }
+
+    /// Bytes of accounted memory: serialized `context.data` and latest outputs of live instances.
+    func accountedMemoryBytes() -> Int {
+        live.values.filter { !$0.record.state.isTerminal }.reduce(0) { total, runtime in
+            total + JSONWriter.bytes(.object(runtime.record.data)).count
+                + JSONWriter.bytes(.object(runtime.record.outputs)).count
+        } + programs.values.reduce(0) { $0 + $1.sequence.sourceBytes.count }
+    }
+}
