@@ -117,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseExecutionTests",
-            dependencies: ["StepwiseExecution", "StepwiseSQLite", "StepwiseSequences", "StepwiseJSON", "StepwiseTesting"],
+            dependencies: ["Stepwise", "StepwiseTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

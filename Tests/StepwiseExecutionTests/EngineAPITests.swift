@@ -1,0 +1,180 @@
+import Foundation
+import Stepwise
+import Testing
+
+@Suite("Engine API through the public module")
+struct EngineAPITests {
+    @Test func startRunWaitCompleteAndFinish() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { ctx in ["step": .string(ctx.stepId)] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let id = try await engine.start("approval", input: ["user": "ada"])
+        try await runToRest(engine, clock: clock)
+        var snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .waiting)
+        #expect(snapshot.currentStep == "approve")
+        #expect(snapshot.waits.map(\.stepId) == ["approve"])
+        #expect(snapshot.waitingReasons == ["step 'approve' waits for input"])
+        let pending = try await engine.pendingWaits()
+        #expect(pending.first?.choices?.map(\.value) == ["yes", "no"])
+
+        let rejected = await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "maybe"])
+        }
+        #expect(rejected?.code == .invalidInput)
+        #expect(rejected?.message == "value 'maybe' is not one of the choices: yes, no")
+        let notWaiting = await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "finish", output: ["value": "x"])
+        }
+        #expect(notWaiting?.code == .invalidState)
+        #expect(notWaiting?.message == "step 'finish' of instance \(id) is not waiting (state: pending)")
+        let notObject = await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: "yes")
+        }
+        #expect(notObject?.code == .invalidInput)
+
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(snapshot.data["decision"] == "yes")
+        #expect(snapshot.data["prepare"] == ["step": "prepare"])
+        #expect(snapshot.outputs["finish"] == ["step": "finish"])
+        let runs = try await engine.stepRuns(instanceId: id)
+        #expect(runs.map(\.stepId) == ["prepare", "approve", "finish"])
+        #expect(runs[1].completionPayload == ["value": "yes"])
+        #expect(runs[0].idempotencyKey == "\(id):prepare:_:1")
+        await engine.shutdown()
+    }
+
+    @Test func startErrors() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = 1
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+
+        let missing = await #expect(throws: StepwiseError.self) { try await engine.start("nope") }
+        #expect(missing?.code == .notFound)
+        let badInput = await #expect(throws: StepwiseError.self) { try await engine.start("approval", input: [1, 2]) }
+        #expect(badInput?.code == .invalidInput)
+
+        let fixed = InstanceID(rawValue: "00000000-0000-0000-0000-0000000000AA")!
+        let first = try await engine.start("approval", dedupKey: "user:1", options: StartOptions(instanceId: fixed))
+        #expect(first.rawValue == "00000000-0000-0000-0000-0000000000aa")
+        #expect(try await engine.start("approval", dedupKey: "user:1") == first)
+        let limited = await #expect(throws: StepwiseError.self) { try await engine.start("approval") }
+        #expect(limited?.code == .resourceLimit)
+        try await engine.cancelInstance(first)
+        let conflict = await #expect(throws: StepwiseError.self) {
+            try await engine.start("approval", options: StartOptions(instanceId: fixed))
+        }
+        #expect(conflict?.code == .conflict)
+        // The dedup key was released by the cancellation.
+        let second = try await engine.start("approval", dedupKey: "user:1")
+        #expect(second != first)
+        let terminal = await #expect(throws: StepwiseError.self) { try await engine.cancelInstance(first) }
+        #expect(terminal?.code == .invalidState)
+
+        let unregistered = #"{"name": "other", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "ghost"}]}"#
+        let loadError = await #expect(throws: StepwiseError.self) { try await engine.loadSequence(json: Array(unregistered.utf8)) }
+        #expect(loadError?.code == .unregisteredHandler)
+        #expect(loadError?.message.contains("ghost") == true)
+        let invalid = await #expect(throws: StepwiseError.self) {
+            try await engine.loadSequence(json: Array(#"{"name": "x", "version": 1, "blocks": []}"#.utf8))
+        }
+        #expect(invalid?.code == .sequenceInvalid)
+        #expect(invalid?.message.contains("/blocks: empty_blocks: sequence has no blocks") == true)
+        await engine.shutdown()
+        let afterShutdown = await #expect(throws: StepwiseError.self) { try await engine.start("approval") }
+        #expect(afterShutdown?.code == .shutdown)
+    }
+
+    @Test func identicalReloadIsANoOpAndDifferentBytesConflict() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(), handlers: ["work": { _ in [:] }])
+        let first = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        #expect(first.isNew)
+        let again = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        #expect(!again.isNew)
+        let changed = approvalSequence.replacingOccurrences(of: "Approve?", with: "Really?")
+        let conflict = await #expect(throws: StepwiseError.self) { try await engine.loadSequence(json: Array(changed.utf8)) }
+        #expect(conflict?.code == .conflict)
+        await engine.shutdown()
+    }
+
+    @Test func signals() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let id = try await engine.start("approval")
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .paused)
+        try await engine.sendSignal(instanceId: id, type: "update_context", payload: ["data": ["tier": "pro"]])
+        try await engine.sendSignal(instanceId: id, type: "resume")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .waiting)
+        try await engine.sendSignal(instanceId: id, type: "human_input:approve", payload: ["value": "no"])
+        try await runToRest(engine, clock: clock)
+        let snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(snapshot.data["tier"] == "pro" && snapshot.data["decision"] == "no")
+        let unknown = await #expect(throws: StepwiseError.self) { try await engine.sendSignal(instanceId: id, type: "poke") }
+        #expect(unknown?.code == .invalidInput)
+        await engine.shutdown()
+    }
+
+    @Test func listingAndPaging() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = 100
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        var ids: Set<InstanceID> = []
+        for i in 0..<7 {
+            clock.advance(to: Int64(i) * 10)
+            ids.insert(try await engine.start("approval"))
+        }
+        var seen: [InstanceID] = []
+        var cursor: String?
+        repeat {
+            let page = try await engine.instances(limit: 3, after: cursor)
+            seen += page.items.map(\.instanceId)
+            cursor = page.nextCursor
+        } while cursor != nil
+        #expect(seen.count == 7 && Set(seen) == ids)
+        let active = try await engine.activeInstances()
+        #expect(active.count == 7)
+        let badLimit = await #expect(throws: StepwiseError.self) { try await engine.instances(limit: 0) }
+        #expect(badLimit?.code == .invalidInput)
+        await engine.shutdown()
+    }
+
+    @Test func stringHandlerGetsDataMergedWithParams() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock)
+        await engine.registerHandler("greet", stringHandler: { name, input in
+            #"{"seen": "\#(name)", "input": \#(input)}"#
+        })
+        let sequence = #"{"name": "g", "version": 1, "blocks": [{"type": "step", "id": "hello", "handler": "greet", "params": {"who": "{{ data.user }}"}}]}"#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("g", input: ["user": "ada", "who": "nobody"])
+        try await runToRest(engine, clock: clock)
+        let output = try await engine.instance(id).outputs["hello"]
+        #expect(output?["seen"] == "hello")
+        #expect(output?["input"] == ["user": "ada", "who": "ada"])
+        await engine.shutdown()
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Stepwise
+import Testing
+
+@Suite("Device conditions, listener delivery, dead letters, GC and built-ins")
+struct EngineLifecycleTests {
+    @Test func runWhenWaitsWithAReasonAndResumesWithoutBurningAttempts() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let counter = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: ["upload": { _ in counter.hit("upload"); return [:] }])
+        let sequence = #"{"name": "u", "version": 1, "blocks": [{"type": "step", "id": "up", "handler": "upload", "run_when": {"network": "unmetered", "charging": true}}]}"#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        await engine.reportNetworkState(.metered)
+        await engine.reportPowerState(.unplugged)
+        let id = try await engine.start("u")
+        try await runToRest(engine, clock: clock)
+        var snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .waiting)
+        #expect(snapshot.waitingReasons.first?.contains("needs an unmetered network (metered)") == true)
+        #expect(snapshot.waitingReasons.first?.contains("needs the device charging (unplugged)") == true)
+        #expect(counter.count("upload") == 0)
+        await engine.reportNetworkState(.unmetered)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .waiting)
+        await engine.reportPowerState(.charging)
+        try await runToRest(engine, clock: clock)
+        snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(counter.count("upload") == 1)
+        #expect(try await engine.stepRuns(instanceId: id).map(\.attempt) == [1])
+        await engine.shutdown()
+    }
+
+    @Test func listenerEventsSurviveRestartsWithoutDuplicates() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        // Events produced before any listener is set are delivered when one is set.
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        let first = RecordingListener()
+        await engine.setListener(first)
+        #expect(await eventually { first.all.contains("pending approve Approve?") })
+        #expect(first.all.prefix(2) == ["started prepare 1", "completed prepare"])
+        await engine.shutdown()
+
+        engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        let second = RecordingListener()
+        await engine.setListener(second)
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        #expect(await eventually { second.all.last == "completed" })
+        #expect(!second.all.contains("started prepare 1"), "already delivered events are not repeated")
+        #expect(second.all.contains("completed approve"))
+        await engine.shutdown()
+    }
+
+    @Test func deadLetterAcknowledgeAndRedriveFromTheFailedStep() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let counter = Counter()
+        let healthy = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: [
+            "work": { ctx in counter.hit(ctx.stepId); return [:] },
+            "flaky": { _ in
+                counter.hit("flaky")
+                if healthy.count("fixed") == 0 { throw StepError.permanent("backend down", code: "503") }
+                return ["ok": true]
+            },
+        ])
+        let sequence = #"""
+            {"name": "d", "version": 1, "blocks": [
+              {"type": "step", "id": "a", "handler": "work"},
+              {"type": "step", "id": "b", "handler": "flaky", "retry": {"max_attempts": 1, "initial_backoff": 10, "max_backoff": 10}},
+              {"type": "step", "id": "c", "handler": "work"}
+            ]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("d", dedupKey: "job")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .failed)
+        #expect(try await engine.instance(id).error?.message == "step 'b' failed: backend down")
+        let letters = try await engine.deadLetters()
+        #expect(letters.items.count == 1)
+        let letter = try #require(letters.items.first)
+        #expect(letter.blockId == "b" && letter.handler == "flaky" && letter.error.code == "503" && letter.attempts == 1)
+        #expect(try await engine.deadLetters(unacknowledgedOnly: true).items.count == 1)
+        try await engine.acknowledgeDeadLetter(letter.id)
+        try await engine.acknowledgeDeadLetter(letter.id)
+        #expect(try await engine.deadLetters(unacknowledgedOnly: true).items.isEmpty)
+
+        healthy.hit("fixed")
+        try await engine.redrive(deadLetterId: letter.id)
+        try await runToRest(engine, clock: clock)
+        let snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(counter.count("a") == 1, "completed steps do not re-run")
+        #expect(counter.count("flaky") == 2)
+        #expect(counter.count("c") == 1)
+        let runs = try await engine.stepRuns(instanceId: id).filter { $0.stepId == "b" }
+        #expect(runs.map(\.attempt) == [1, 2], "attempt numbers continue after a redrive")
+        #expect(try await engine.deadLetters().items.first?.redrivenAt != nil)
+        let again = await #expect(throws: StepwiseError.self) { try await engine.redrive(deadLetterId: letter.id) }
+        #expect(again?.code == .invalidState)
+        #expect(try await engine.purgeDeadLetters(olderThanMs: -1) == 1)
+        await engine.shutdown()
+    }
+
+    @Test func lifetimeFailsLiveInstancesAndGCDeletesOldTerminalOnes() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxInstanceLifetimeSecs = 60
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+        _ = try await engine.loadSequence(json: Array(quick.utf8))
+        let done = try await engine.start("q")
+        let stuck = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(done).state == .completed)
+        clock.advance(to: 61_000)
+        _ = try await engine.tickOnce()
+        let failed = try await engine.instance(stuck)
+        #expect(failed.state == .failed && failed.error?.message == "lifetime exceeded")
+        clock.advance(to: 200_000)
+        _ = try await engine.tickOnce()
+        let gone = await #expect(throws: StepwiseError.self) { try await engine.instance(done) }
+        #expect(gone?.code == .notFound)
+        // A failed instance with an unacknowledged dead letter is kept.
+        #expect(try await engine.instance(stuck).state == .failed)
+        await engine.shutdown()
+    }
+
+    @Test func builtinsSleepDurablySetDataAndFail() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var engine = try await openEngine(db, clock: clock)
+        let sequence = #"""
+            {"name": "b", "version": 1, "blocks": [
+              {"type": "step", "id": "mark", "handler": "set", "params": {"phase": "warming"}},
+              {"type": "step", "id": "nap", "handler": "sleep", "params": {"seconds": 30}},
+              {"type": "step", "id": "say", "handler": "echo", "params": {"phase": "{{ data.phase }}"}},
+              {"type": "try_catch", "id": "t", "try_block": [{"type": "step", "id": "boom", "handler": "fail", "params": {"message": "on purpose", "code": "x"}}], "catch_block": []},
+              {"type": "step", "id": "end", "handler": "noop"}
+            ]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("b")
+        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 2_000)
+        var snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .scheduled)
+        #expect(snapshot.data["phase"] == "warming")
+        // The sleep is a persisted timer: it survives a restart.
+        await engine.shutdown()
+        engine = try await openEngine(db, clock: clock)
+        clock.advance(to: 30_000)
+        try await runToRest(engine, clock: clock)
+        snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(snapshot.outputs["nap"] == ["slept_ms": 30_000])
+        #expect(snapshot.outputs["say"] == ["phase": "warming"])
+        #expect(snapshot.data["_error"]?["message"] == nil)
+        await engine.shutdown()
+    }
+}
