@@ -114,7 +114,7 @@ struct SequenceCaseRunner {
             idleChecks = 0
             let live = await engine.hasLiveWork
             if !live { break }
-            var next = await engine.nextDueAt
+            var next = await engine.nextDeadline()
             if let handlerDeadline = clock.nextDeadline, handlerDeadline < Int64.max {
                 next = min(next ?? handlerDeadline, handlerDeadline)
             }

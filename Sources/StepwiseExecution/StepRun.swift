@@ -41,8 +41,9 @@ extension StepwiseEngine {
     public func stepRuns(instanceId: InstanceID) throws(StepwiseError) -> [StepRun] {
         try checkOpen()
         let entries = try store.journal(of: instanceId)
-        let exists = try live[instanceId] != nil || store.loadInstance(instanceId) != nil
-        if entries.isEmpty && !exists {
+        if entries.isEmpty && live[instanceId] == nil {
+            let stored = try store.loadInstance(instanceId)
+            if stored != nil { return [] }
             throw StepwiseError(.notFound, "instance \(instanceId) not found")
         }
         var runs: [StepRun] = []

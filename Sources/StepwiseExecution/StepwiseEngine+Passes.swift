@@ -5,14 +5,12 @@ extension StepwiseEngine {
     // MARK: Transitions
 
     func makeContext() -> TransitionContext {
-        let registered = Set(handlers.keys)
+        let registered = registeredHandlerNames
         let known = sequences
         return TransitionContext(
             now: clock.now(), configuration: configuration, conditions: conditions,
             isHandlerRegistered: { registered.contains($0) },
-            engineHandledBuiltins: BuiltinHandlers.engineHandled.filter { name in
-                handlers[name].map { $0 is SleepHandler || $0 is SetHandler } ?? false
-            },
+            engineHandledBuiltins: engineHandledBuiltins,
             findSequence: { name, version in
                 if let version {
                     let key = SequenceKey(name: name, version: version)
@@ -233,14 +231,14 @@ extension StepwiseEngine {
         }
     }
 
-    /// The next timer deadline (Unix ms) of any live node.
-    package var nextDueAt: Int64? {
-        var heap = timers
-        while let due = heap.earliest {
-            guard let entry = heap.popDue(by: due) else { break }
+    /// The next timer deadline (Unix ms) of any live node; stale heap entries are dropped.
+    package func nextDeadline() -> Int64? {
+        while let due = timers.earliest {
+            guard let entry = timers.popDue(by: due) else { break }
             if let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
                 runtime[entry.node].dueAt == entry.due, !runtime[entry.node].state.isTerminal
             {
+                timers.push(entry)
                 return due
             }
         }

@@ -22,7 +22,7 @@ extension StepwiseEngine {
             armTimer(at: clock.now() + Int64(configuration.tickIntervalMs))
         }
         if hasImmediateWork { return true }
-        if let due = nextDueAt { armTimer(at: due) }
+        if let due = nextDeadline() { armTimer(at: due) }
         await waitForWake()
         return isRunning && !isCrashed
     }
@@ -123,7 +123,7 @@ extension StepwiseEngine {
         let advanced = advancedInPass.count
         return TickResult(
             instancesAdvanced: advanced, stepsExecuted: steps, hasPendingWork: hasImmediateWork || !inFlight.isEmpty,
-            nextDueAt: nextDueAt)
+            nextDueAt: nextDeadline())
     }
 
     /// Runs ticks until nothing is runnable, or a budget ends (for background windows).
@@ -149,7 +149,7 @@ extension StepwiseEngine {
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork
-        result.nextDueAt = nextDueAt
+        result.nextDueAt = nextDeadline()
         return result
     }
 }

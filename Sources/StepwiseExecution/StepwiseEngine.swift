@@ -41,7 +41,16 @@ public actor StepwiseEngine {
     var sequences: [SequenceKey: StoredSequence] = [:]
     var programs: [SequenceKey: SequenceProgram] = [:]
     var live: [InstanceID: InstanceRuntime] = [:]
-    var handlers: [String: any StepHandler] = BuiltinHandlers.all
+    var handlers: [String: any StepHandler] = BuiltinHandlers.all {
+        didSet {
+            registeredHandlerNames = Set(handlers.keys)
+            engineHandledBuiltins = BuiltinHandlers.engineHandled.filter { name in
+                handlers[name].map { $0 is SleepHandler || $0 is SetHandler } ?? false
+            }
+        }
+    }
+    var registeredHandlerNames = Set(BuiltinHandlers.names)
+    var engineHandledBuiltins = BuiltinHandlers.engineHandled
     var queue: [QueueEntry] = []
     var inFlight: [InFlightKey: Task<Void, Never>] = [:]
     var inbox: [Completion] = []
