@@ -18,6 +18,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // C shims: the only places that see C types.
@@ -58,6 +59,15 @@ let package = Package(
             dependencies: ["StepwiseJSON", "StepwiseCrypto", "StepwiseSequences", "StepwiseExecution"],
             swiftSettings: strictSettings
         ),
+        // The reference sync server (Hummingbird 2, SQLite storage behind a store protocol).
+        .target(
+            name: "StepwiseServer",
+            dependencies: [
+                "StepwiseJSON", "StepwiseCrypto", "StepwiseSQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The host-facing umbrella module.
         .target(
             name: "Stepwise",
@@ -79,6 +89,7 @@ let package = Package(
             dependencies: [
                 "Stepwise",
                 "StepwiseConformance",
+                "StepwiseServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -123,6 +134,11 @@ let package = Package(
         .testTarget(
             name: "StepwiseSyncTests",
             dependencies: ["StepwiseSync", "StepwiseCrypto", "StepwiseJSON", "Stepwise"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseServerTests",
+            dependencies: ["StepwiseServer", "StepwiseJSON", .product(name: "HummingbirdTesting", package: "hummingbird")],
             swiftSettings: strictSettings
         ),
         .testTarget(
