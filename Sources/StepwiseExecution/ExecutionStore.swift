@@ -73,6 +73,16 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func isReferenced(_ key: SequenceKey) throws(StepwiseError) -> Bool
 
+    /// Outbox rows of `kind`, oldest first, at most `limit`.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func outboxRows(_ kind: OutboxKind, limit: Int) throws(StepwiseError) -> [OutboxRow]
+
+    /// The recorded outcome of a command id, if it was executed.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func commandMarker(_ commandID: String) throws(StepwiseError) -> String?
+
     /// Applies a batch atomically.
     ///
     /// - Throws: ``StepwiseError`` `storage` (nothing of the batch is applied) or `conflict` when a
@@ -126,6 +136,10 @@ public struct StoreBatch: Sendable {
     public var deletedDeadLetters: [String] = []
     /// Stored sequence versions to delete (never one still referenced).
     public var deletedSequences: [SequenceKey] = []
+    /// Outbox changes and command markers.
+    public var outbox: [OutboxWrite] = []
+    /// The engine clock when the batch was built, Unix ms.
+    public var now: Int64 = 0
 
     /// An empty batch.
     public init() {}
@@ -134,6 +148,7 @@ public struct StoreBatch: Sendable {
     public var isEmpty: Bool {
         sequences.isEmpty && instances.isEmpty && nodes.isEmpty && journal.isEmpty && deletedInstances.isEmpty
             && metadata.isEmpty && deadLetters.isEmpty && deletedDeadLetters.isEmpty && deletedSequences.isEmpty
+            && outbox.isEmpty
     }
 }
 

@@ -12,6 +12,15 @@ extension InstanceMachine {
     // MARK: Entering a step (SEMANTICS §2.3)
 
     mutating func enterStep(_ id: NodeID, block: Block, step: StepBlock) {
+        if let output = record.precompleted?[block.id.rawValue], runtime.iterationPath(of: id) == "_" {
+            // update_sequence skip_executed: completed in the replaced instance; never runs again.
+            var r = record
+            r.outputs[block.id.rawValue] = output
+            record = r
+            log(.stepCompleted, node: id, step: block.id.rawValue, ["output": output, "precompleted": true])
+            finish(id, .completed)
+            return
+        }
         if let when = step.when {
             switch when.evaluate(scope(for: id)) {
             case .error(let message):
@@ -441,7 +450,9 @@ extension InstanceMachine {
         var r = record
         r.data = data
         record = r
-        log(.inputReceived, node: id, step: block.id.rawValue, attempt: runtime[id].attempt, ["payload": payload, "value": value])
+        log(
+            .inputReceived, node: id, step: block.id.rawValue, attempt: runtime[id].attempt,
+            ["payload": payload, "value": value, "wait_id": runtime[id].progress.waitID.map(JSONValue.string) ?? .null])
         var node = runtime[id]
         node.progress.waitID = nil
         runtime[id] = node

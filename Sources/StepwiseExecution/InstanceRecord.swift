@@ -44,6 +44,9 @@ public struct InstanceRecord: Sendable, Hashable {
     public var hooks: HookState
     /// Next node id to assign.
     public var nextNodeID: Int
+    /// Steps to treat as already completed with these outputs (`update_sequence`
+    /// `skip_executed`), by step id.
+    public var precompleted: JSONObject?
 
     /// Creates a record.
     public init(
@@ -51,7 +54,8 @@ public struct InstanceRecord: Sendable, Hashable {
         outputs: JSONObject = JSONObject(), error: InstanceError? = nil, cancelRequested: Bool = false,
         isPaused: Bool = false, parentInstance: InstanceID? = nil, parentNode: NodeID? = nil, dedupKey: String? = nil,
         createdAt: Int64, updatedAt: Int64, finishedAt: Int64? = nil, lifetimeStartedAt: Int64, stepsExecuted: Int = 0,
-        depth: Int = 0, randomSeed: UInt64, hooks: HookState = .none, nextNodeID: Int = 0
+        depth: Int = 0, randomSeed: UInt64, hooks: HookState = .none, nextNodeID: Int = 0,
+        precompleted: JSONObject? = nil
     ) {
         self.id = id
         self.sequence = sequence
@@ -74,6 +78,7 @@ public struct InstanceRecord: Sendable, Hashable {
         self.randomSeed = randomSeed
         self.hooks = hooks
         self.nextNodeID = nextNodeID
+        self.precompleted = precompleted
     }
 }
 

@@ -59,6 +59,7 @@ extension StepwiseEngine {
         case .terminated(let state):
             let record = runtime.record
             if state == .failed && record.parentInstance == nil { recordDeadLetter(for: runtime) }
+            if isChannelConfigured && record.parentInstance == nil { startFollowUpIfAny(of: record.id) }
             if let parent = record.parentInstance, let parentNode = record.parentNode, live[parent] != nil {
                 transitionIgnoringErrors(parent) {
                     $0.childInstanceFinished(parentNode, state: state, data: record.data, error: record.error)
@@ -116,6 +117,7 @@ extension StepwiseEngine {
         pendingBatch = StoreBatch()
         let ids = touched
         touched = []
+        touchedLastPass = ids
         for id in ids.sorted() {
             guard let runtime = live[id] else { continue }
             if runtime.recordDirty {
@@ -132,6 +134,11 @@ extension StepwiseEngine {
         }
         batch.journal = pendingJournal
         pendingJournal = []
+        batch.now = clock.now()
+        batch.outbox += commandWrites
+        commandWrites = []
+        batch.outbox += outboxWrites(
+            instances: Set(batch.instances.map(\.id)).union(batch.nodes.map(\.0)), journal: batch.journal, now: batch.now)
         let calls = launches
         launches = []
         if !batch.isEmpty {

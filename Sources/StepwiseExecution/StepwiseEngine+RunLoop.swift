@@ -15,14 +15,24 @@ extension StepwiseEngine {
     /// One iteration of the run loop: a pass, then sleep until woken or the next timer.
     private func loopIteration() async -> Bool {
         guard isRunning, !isCrashed else { return false }
+        var progressed = false
         do {
-            try runPass()
+            progressed = try runPass() > 0 || !touchedLastPass.isEmpty
         } catch {
             // Storage failed: the touched instances were reloaded; try again after a heartbeat.
-            armTimer(at: clock.now() + Int64(configuration.tickIntervalMs))
+            progressed = false
         }
         if hasImmediateWork { return true }
-        if let due = nextDeadline() { armTimer(at: due) }
+        // Heartbeat: tickIntervalMs × the power multiplier, doubling while idle up to
+        // max(5 s, base); quiescent (nothing live) → only timers wake the loop.
+        let base = Int64(configuration.tickIntervalMs) * Int64(conditions.power?.intervalMultiplier ?? 1)
+        heartbeatMs = progressed ? base : min(max(heartbeatMs * 2, base), max(5_000, base))
+        var deadline = nextDeadline()
+        if !live.isEmpty {
+            let beat = clock.now() + heartbeatMs
+            deadline = min(deadline ?? beat, beat)
+        }
+        if let deadline { armTimer(at: deadline) }
         await waitForWake()
         return isRunning && !isCrashed
     }

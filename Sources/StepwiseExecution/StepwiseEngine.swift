@@ -87,6 +87,10 @@ public actor StepwiseEngine {
     var deliveryWakePending = false
     var deliveryGeneration = 0
     var lastHousekeeping: Int64?
+    /// Marker, ack and result rows of the sync command being executed, committed with its change.
+    var commandWrites: [OutboxWrite] = []
+    var heartbeatMs: Int64 = 100
+    var touchedLastPass: Set<InstanceID> = []
 
     var loopTask: Task<Void, Never>?
     var wakeContinuation: CheckedContinuation<Void, Never>?
@@ -308,6 +312,13 @@ public actor StepwiseEngine {
         _ sequenceName: String, input: JSONValue = .object(JSONObject()), dedupKey: String? = nil,
         options: StartOptions = StartOptions()
     ) throws(StepwiseError) -> InstanceID {
+        try start(sequenceName, input: input, dedupKey: dedupKey, options: options, precompleted: nil)
+    }
+
+    func start(
+        _ sequenceName: String, input: JSONValue, dedupKey: String? = nil, options: StartOptions,
+        precompleted: JSONObject?
+    ) throws(StepwiseError) -> InstanceID {
         try checkOpen()
         let key = dedupKey.flatMap { $0.isEmpty ? nil : $0 }
         if let key, let holder = try liveHolder(ofDedupKey: key) { return holder }
@@ -360,9 +371,10 @@ public actor StepwiseEngine {
         let now = clock.now()
         let record = InstanceRecord(
             id: id, sequence: sequenceKey, state: .scheduled, data: data, config: options.config, dedupKey: key,
-            createdAt: now, updatedAt: now, lifetimeStartedAt: now, randomSeed: random.next())
+            createdAt: now, updatedAt: now, lifetimeStartedAt: now, randomSeed: random.next(), precompleted: precompleted)
         let runtime = InstanceRuntime(record: record, program: program)
         live[id] = runtime
+        if isChannelConfigured { pendingBatch.metadata.append(("input:\(id.rawValue)", JSONWriter.string(.object(data)))) }
         do {
             try transition(id) { $0.start() }
             try commitPass()

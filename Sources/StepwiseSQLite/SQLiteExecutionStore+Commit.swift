@@ -59,7 +59,8 @@ extension SQLiteExecutionStore {
         for id in batch.deletedInstances {
             for sql in [
                 "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM nodes WHERE instance_id = ?",
-                "DELETE FROM dead_letters WHERE instance_id = ?", "DELETE FROM instances WHERE id = ?",
+                "DELETE FROM dead_letters WHERE instance_id = ?", "DELETE FROM outbox WHERE instance_id = ?",
+                "DELETE FROM instances WHERE id = ?",
             ] {
                 let s = try connection.cachedStatement(sql)
                 try s.bind(id.rawValue, at: 1)
@@ -67,7 +68,9 @@ extension SQLiteExecutionStore {
             }
         }
         try writeDeadLetters(batch)
+        try writeOutbox(batch, now: batch.now)
         try writeDeadLetters(batch)
+        try writeOutbox(batch, now: batch.now)
         for (key, value) in batch.metadata {
             let s = try connection.cachedStatement(
                 "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
@@ -81,12 +84,13 @@ extension SQLiteExecutionStore {
         let s = try connection.cachedStatement(
             """
             INSERT INTO instances (\(Self.instanceColumns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET state = excluded.state, data = excluded.data, config = excluded.config,
               outputs = excluded.outputs, error = excluded.error, cancel_requested = excluded.cancel_requested,
               paused = excluded.paused, dedup_key = excluded.dedup_key, updated_at = excluded.updated_at,
               finished_at = excluded.finished_at, lifetime_started_at = excluded.lifetime_started_at,
-              steps_executed = excluded.steps_executed, hooks = excluded.hooks, next_node_id = excluded.next_node_id
+              steps_executed = excluded.steps_executed, hooks = excluded.hooks, next_node_id = excluded.next_node_id,
+              precompleted = excluded.precompleted
             """)
         try s.bind(r.id.rawValue, at: 1)
         try s.bind(r.sequence.name, at: 2)
@@ -110,6 +114,7 @@ extension SQLiteExecutionStore {
         try s.bind(Int64(bitPattern: r.randomSeed), at: 20)
         try s.bind(r.hooks.rawValue, at: 21)
         try s.bind(r.nextNodeID, at: 22)
+        if let p = r.precompleted { try s.bind(Self.encode(.object(p)), at: 23) } else { try s.bindNull(at: 23) }
         try s.execute()
     }
 

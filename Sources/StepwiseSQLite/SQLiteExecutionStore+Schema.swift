@@ -104,5 +104,26 @@ extension SQLiteExecutionStore {
                 CREATE INDEX dead_letters_by_instance ON dead_letters (instance_id);
                 CREATE INDEX instances_by_finish ON instances (finished_at) WHERE finished_at IS NOT NULL;
                 """),
+        SQLiteMigration(
+            version: 3, name: "sync outbox and command markers",
+            sql: """
+                CREATE TABLE outbox (
+                    kind TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    instance_id TEXT,
+                    generation INTEGER NOT NULL DEFAULT 1,
+                    payload BLOB,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (kind, key)
+                ) WITHOUT ROWID;
+                CREATE INDEX outbox_by_age ON outbox (kind, created_at, key);
+                CREATE INDEX outbox_by_instance ON outbox (instance_id);
+                ALTER TABLE instances ADD COLUMN precompleted BLOB;
+                CREATE TABLE command_markers (
+                    command_id TEXT PRIMARY KEY,
+                    outcome TEXT NOT NULL,
+                    executed_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """),
     ])
 }

@@ -104,7 +104,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
     static let instanceColumns = """
         id, sequence_name, sequence_version, state, data, config, outputs, error, cancel_requested, paused, \
         parent_id, parent_node, dedup_key, created_at, updated_at, finished_at, lifetime_started_at, steps_executed, \
-        depth, random_seed, hooks, next_node_id
+        depth, random_seed, hooks, next_node_id, precompleted
         """
 
     static func readInstance(_ s: SQLiteStatement) -> InstanceRecord {
@@ -121,7 +121,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
             createdAt: s.int64(at: 13), updatedAt: s.int64(at: 14), finishedAt: s.isNull(at: 15) ? nil : s.int64(at: 15),
             lifetimeStartedAt: s.int64(at: 16), stepsExecuted: s.int(at: 17), depth: s.int(at: 18),
             randomSeed: UInt64(bitPattern: s.int64(at: 19)), hooks: HookState(rawValue: s.text(at: 20)) ?? .finished,
-            nextNodeID: s.int(at: 21))
+            nextNodeID: s.int(at: 21), precompleted: s.isNull(at: 22) ? nil : decodeObject(s.blob(at: 22)))
     }
 
     static let nodeColumns = """

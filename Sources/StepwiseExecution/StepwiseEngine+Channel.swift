@@ -1,0 +1,299 @@
+public import StepwiseJSON
+import StepwiseSequences
+
+/// A sync request assembled from the outbox, and the rows it carries.
+public struct SyncRequestDraft: Sendable {
+    /// The request body (SYNC.md §2.3).
+    public let body: JSONValue
+    /// The rows to delete after a 2xx response.
+    public let sent: [OutboxRow]
+    /// Whether more rows remain beyond this request's limits.
+    public let hasMore: Bool
+}
+
+extension StepwiseEngine {
+    /// Assembles the next sync request from the outbox: oldest first, at most 100 statuses, 50
+    /// approvals, 20 delegations, 100 acks and 100 results; approvals whose wait closed are dropped.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    public func draftSyncRequest(deviceID: String) throws(StepwiseError) -> SyncRequestDraft {
+        try checkOpen()
+        var sent: [OutboxRow] = []
+        var stale = StoreBatch()
+        var statuses: [JSONValue] = []
+        let statusRows = try store.outboxRows(.status, limit: 101)
+        for row in statusRows.prefix(100) {
+            guard let id = row.instanceID, let payload = try statusPayload(id) else {
+                stale.outbox.append(.delete(kind: .status, key: row.key, generation: row.generation))
+                continue
+            }
+            statuses.append(payload)
+            sent.append(row)
+        }
+        var approvals: [JSONValue] = []
+        let approvalRows = try store.outboxRows(.approval, limit: 51)
+        for row in approvalRows.prefix(50) {
+            let waitID = row.payload["metadata"]?["wait_id"]?.stringValue
+            let open = row.instanceID.flatMap { live[$0] }.map { runtime in
+                runtime.activeNodes.contains { $0.phase == .awaitingInput && $0.progress.waitID == waitID }
+            } ?? false
+            if open {
+                approvals.append(row.payload)
+                sent.append(row)
+            } else {
+                stale.outbox.append(.delete(kind: .approval, key: row.key, generation: nil))
+            }
+        }
+        let delegationRows = try store.outboxRows(.delegation, limit: 21)
+        let ackRows = try store.outboxRows(.ack, limit: 101)
+        let resultRows = try store.outboxRows(.result, limit: 101)
+        sent += delegationRows.prefix(20) + ackRows.prefix(100) + resultRows.prefix(100)
+        if !stale.outbox.isEmpty {
+            stale.now = clock.now()
+            try store.commit(stale)
+        }
+        var body: JSONObject = [
+            "device_id": .string(deviceID), "status_updates": .array(statuses), "approval_requests": .array(approvals),
+            "step_delegations": .array(delegationRows.prefix(20).map(\.payload)),
+            "command_acks": .array(ackRows.prefix(100).map { .string($0.key) }),
+            "command_results": .array(resultRows.prefix(100).map(\.payload)),
+        ]
+        if !configuration.environment.isEmpty { body["environment"] = .string(configuration.environment) }
+        let hasMore = statusRows.count > 100 || approvalRows.count > 50 || delegationRows.count > 20
+            || ackRows.count > 100 || resultRows.count > 100
+        return SyncRequestDraft(body: .object(body), sent: sent, hasMore: hasMore)
+    }
+
+    /// Deletes exactly the rows a request carried, after a 2xx response; a status row only if
+    /// its generation did not change meanwhile.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    public func confirmSyncDelivery(_ sent: [OutboxRow]) throws(StepwiseError) {
+        var batch = StoreBatch()
+        batch.now = clock.now()
+        batch.outbox = sent.map { .delete(kind: $0.kind, key: $0.key, generation: $0.kind == .status ? $0.generation : nil) }
+        if !batch.outbox.isEmpty { try store.commit(batch) }
+    }
+
+    /// Executes one server command exactly once per id (SYNC.md §2.5–2.7): `done` and
+    /// `rejected` commit a marker, an ack and a result with the action's change; `retry`
+    /// writes nothing so the server re-delivers.
+    public func executeSyncCommand(_ json: JSONValue) -> SyncCommandOutcome {
+        guard let command = SyncCommand(json: json) else {
+            return SyncCommandOutcome(id: json["id"]?.stringValue, kind: .skipped, instanceId: nil, error: "command without a string id and type")
+        }
+        if let outcome = try? store.commandMarker(command.id) {
+            // Already executed: re-queue the ack if it was lost.
+            var batch = StoreBatch()
+            batch.now = clock.now()
+            batch.outbox = [.put(OutboxRow(kind: .ack, key: command.id, instanceID: nil, generation: 1, payload: .string(command.id), createdAt: batch.now))]
+            try? store.commit(batch)
+            return SyncCommandOutcome(id: command.id, kind: outcome == "rejected" ? .rejected : .done, instanceId: nil, error: nil)
+        }
+        do {
+            let started = try perform(command)
+            return SyncCommandOutcome(id: command.id, kind: .done, instanceId: started, error: nil)
+        } catch {
+            commandWrites = []
+            switch error.code {
+            case .notFound where ["start_workflow", "update_sequence"].contains(command.type),
+                .resourceLimit, .unregisteredHandler, .storage, .timeout, .shutdown:
+                return SyncCommandOutcome(id: command.id, kind: .retry, instanceId: nil, error: error.message)
+            default:
+                var batch = StoreBatch()
+                batch.now = clock.now()
+                batch.outbox = finishWrites(command.id, outcome: "rejected", instance: nil, error: error.message, now: batch.now)
+                try? store.commit(batch)
+                return SyncCommandOutcome(id: command.id, kind: .rejected, instanceId: nil, error: error.message)
+            }
+        }
+    }
+
+    /// Marker, ack and result rows of a finished command.
+    private func finishWrites(_ id: String, outcome: String, instance: InstanceID?, error: String?, now: Int64) -> [OutboxWrite] {
+        var result: JSONObject = ["id": .string(id), "outcome": .string(outcome)]
+        result["instance_id"] = instance.map { .string($0.rawValue) } ?? .null
+        result["error"] = error.map(JSONValue.string) ?? .null
+        return [
+            .marker(commandID: id, outcome: outcome),
+            .put(OutboxRow(kind: .ack, key: id, instanceID: nil, generation: 1, payload: .string(id), createdAt: now)),
+            .put(OutboxRow(kind: .result, key: id, instanceID: nil, generation: 1, payload: .object(result), createdAt: now)),
+        ]
+    }
+
+    /// Runs the action with the command's marker rows attached to its commit.
+    private func perform(_ command: SyncCommand) throws(StepwiseError) -> InstanceID? {
+        let p = command.payload
+        func instanceID() throws(StepwiseError) -> InstanceID {
+            guard let text = p["instance_id"]?.stringValue, let id = InstanceID(rawValue: text) else {
+                throw StepwiseError(.invalidInput, "\(command.type) needs a valid instance_id")
+            }
+            return id
+        }
+        func attach(_ instance: InstanceID?) {
+            commandWrites = finishWrites(command.id, outcome: "done", instance: instance, error: nil, now: clock.now())
+        }
+        switch command.type {
+        case "complete_step":
+            let id = try instanceID()
+            guard let step = p["step_name"]?.stringValue ?? p["block_id"]?.stringValue else {
+                throw StepwiseError(.invalidInput, "complete_step needs step_name or block_id")
+            }
+            attach(nil)
+            try completeStep(instanceId: id, stepId: step, output: p["output"] ?? .object(JSONObject()), waitId: p["wait_id"]?.stringValue)
+            return nil
+        case "cancel_instance":
+            let id = try instanceID()
+            attach(nil)
+            if try isTerminal(id) { try commitCommandOnly(); return nil }
+            try cancelInstance(id)
+            return nil
+        case "start_workflow":
+            guard let name = p["sequence_name"]?.stringValue else {
+                throw StepwiseError(.invalidInput, "start_workflow needs sequence_name")
+            }
+            var options = StartOptions()
+            if let text = p["instance_id"]?.stringValue {
+                guard let id = InstanceID(rawValue: text) else { throw StepwiseError(.invalidInput, "instance_id is not a UUID") }
+                options.instanceId = id
+            }
+            let predicted = options.instanceId
+            attach(predicted)
+            let id = try start(name, input: p["input"] ?? .object(JSONObject()), dedupKey: p["dedup_key"]?.stringValue, options: options)
+            if predicted == nil {
+                // The result must carry the id: record it in a follow-up result row.
+                var batch = StoreBatch()
+                batch.now = clock.now()
+                batch.outbox = [finishWrites(command.id, outcome: "done", instance: id, error: nil, now: batch.now)[2]]
+                try store.commit(batch)
+            }
+            return id
+        case "send_signal":
+            let id = try instanceID()
+            var type = p["signal_type"]?.stringValue
+            if type == nil, let custom = p["signal_type"]?["custom"]?.stringValue { type = custom }
+            guard let type else { throw StepwiseError(.invalidInput, "send_signal needs signal_type") }
+            attach(nil)
+            try sendSignal(instanceId: id, type: type, payload: p["payload"] ?? .null)
+            return nil
+        case "update_sequence":
+            return try updateSequence(command, instance: try instanceID())
+        case "step_result":
+            // No attempt is delegated with this request id: done and ignored (SYNC.md §2.8).
+            attach(nil)
+            try commitCommandOnly()
+            return nil
+        default:
+            throw StepwiseError(.invalidInput, "unknown command type '\(command.type)'")
+        }
+    }
+
+    private func isTerminal(_ id: InstanceID) throws(StepwiseError) -> Bool {
+        if let runtime = live[id] { return runtime.record.state.isTerminal }
+        guard let loaded = try store.loadInstance(id) else {
+            throw StepwiseError(.notFound, "instance \(id) not found")
+        }
+        return loaded.0.state.isTerminal
+    }
+
+    /// Commits the attached command rows on their own (idempotent no-ops).
+    private func commitCommandOnly() throws(StepwiseError) {
+        try commitPass()
+    }
+
+    /// `update_sequence` policies (SYNC.md §2.7).
+    private func updateSequence(_ command: SyncCommand, instance id: InstanceID) throws(StepwiseError) -> InstanceID? {
+        let p = command.payload
+        let loaded: (InstanceRecord, [Node])
+        if let runtime = live[id] {
+            loaded = (runtime.record, runtime.allNodes)
+        } else if let stored = try store.loadInstance(id) {
+            loaded = stored
+        } else {
+            throw StepwiseError(.notFound, "instance \(id) not found")
+        }
+        let (record, nodes) = loaded
+        let name = p["sequence_name"]?.stringValue ?? record.sequence.name
+        let version = p["version"]?.exactIntegerValue.map { Int($0) }
+        var input = originalInput(of: id) ?? JSONObject()
+        if case .object(let given)? = p["input"] { input = given }
+        let policy = p["policy"]?.stringValue ?? "restart"
+        func startNew(data: JSONObject, precompleted: JSONObject?) throws(StepwiseError) -> InstanceID {
+            guard resolveSequence(name, version: version) != nil else {
+                throw StepwiseError(.notFound, "sequence '\(name)' not found")
+            }
+            commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
+            let newID = try start(name, input: .object(data), options: StartOptions(version: version), precompleted: precompleted)
+            var batch = StoreBatch()
+            batch.now = clock.now()
+            batch.outbox = [finishWrites(command.id, outcome: "done", instance: newID, error: nil, now: batch.now)[2]]
+            try store.commit(batch)
+            return newID
+        }
+        switch policy {
+        case "restart":
+            if !record.state.isTerminal { try cancelInstance(id) }
+            return try startNew(data: input, precompleted: nil)
+        case "cancel":
+            commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
+            if record.state.isTerminal { try commitPass() } else { try cancelInstance(id) }
+            return nil
+        case "fail":
+            commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
+            if !record.state.isTerminal, live[id] != nil {
+                try transition(id) { $0.failInstance("failed by server command") }
+            }
+            try commitPass()
+            return nil
+        case "graceful":
+            guard resolveSequence(name, version: version) != nil else {
+                throw StepwiseError(.notFound, "sequence '\(name)' not found")
+            }
+            if record.state.isTerminal { return try startNew(data: input, precompleted: nil) }
+            var followUp: JSONObject = ["sequence_name": .string(name), "input": .object(input)]
+            if let version { followUp["version"] = .integer(Int64(version)) }
+            commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
+            pendingBatch.metadata.append(("followup:\(id.rawValue)", JSONWriter.string(.object(followUp))))
+            try commitPass()
+            return nil
+        case "skip_executed":
+            var data = record.data
+            if case .object(let given)? = p["input"] { for (k, v) in given { data[k] = v } }
+            var done = JSONObject()
+            let program = try program(for: record.sequence)
+            let runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
+            for node in nodes where node.state == .completed && node.id != .root {
+                guard let block = runtime.block(of: node.id), case .step = block.kind,
+                    runtime.iterationPath(of: node.id) == "_", let output = record.outputs[block.id.rawValue]
+                else { continue }
+                done[block.id.rawValue] = output
+            }
+            if !record.state.isTerminal { try cancelInstance(id) }
+            return try startNew(data: data, precompleted: done)
+        default:
+            throw StepwiseError(.invalidInput, "unknown update_sequence policy '\(policy)'")
+        }
+    }
+
+    /// The `start` input of an instance, from its first journal entry's record (best effort).
+    private func originalInput(of id: InstanceID) -> JSONObject? {
+        (try? store.metadata("input:\(id.rawValue)")).flatMap { $0 }.flatMap { try? JSONParser.parse($0).objectValue }
+    }
+
+    /// Starts the follow-up of a `graceful` update when its instance ended.
+    func startFollowUpIfAny(of id: InstanceID) {
+        guard let text = (try? store.metadata("followup:\(id.rawValue)")).flatMap({ $0 }), !text.isEmpty,
+            let followUp = try? JSONParser.parse(text), let name = followUp["sequence_name"]?.stringValue
+        else { return }
+        let version = followUp["version"]?.exactIntegerValue.map { Int($0) }
+        guard let key = resolveSequence(name, version: version), let program = try? program(for: key) else { return }
+        let now = clock.now()
+        let record = InstanceRecord(
+            id: InstanceID.random(using: &random), sequence: key, state: .scheduled,
+            data: followUp["input"]?.objectValue ?? JSONObject(), config: JSONObject(), createdAt: now, updatedAt: now,
+            lifetimeStartedAt: now, randomSeed: random.next())
+        live[record.id] = InstanceRuntime(record: record, program: program)
+        pendingBatch.metadata.append(("followup:\(id.rawValue)", ""))
+        transitionIgnoringErrors(record.id) { $0.start() }
+    }
+}

@@ -1,0 +1,115 @@
+import StepwiseJSON
+import StepwiseSequences
+
+extension StepwiseEngine {
+    /// Whether the sync channel is configured (outbox rows are written only then).
+    var isChannelConfigured: Bool { !configuration.syncUrl.isEmpty }
+
+    /// Outbox writes for what a pass changed (SYNC.md §2.2), in the same batch.
+    func outboxWrites(instances: Set<InstanceID>, journal: [JournalEntry], now: Int64) -> [OutboxWrite] {
+        guard isChannelConfigured else { return [] }
+        var writes: [OutboxWrite] = instances.sorted().map { .touchStatus($0) }
+        for entry in journal {
+            switch entry.kind {
+            case .stepPending:
+                guard let step = entry.stepID, let waitID = entry.payload["wait_id"]?.stringValue else { continue }
+                writes.append(
+                    .put(
+                        OutboxRow(
+                            kind: .approval, key: "\(entry.instance.rawValue):\(step):\(waitID)", instanceID: entry.instance,
+                            generation: 1, payload: approvalPayload(entry), createdAt: now)))
+            case .inputReceived:
+                guard let step = entry.stepID, let waitID = entry.payload["wait_id"]?.stringValue else { continue }
+                writes.append(.delete(kind: .approval, key: "\(entry.instance.rawValue):\(step):\(waitID)", generation: nil))
+            default:
+                continue
+            }
+        }
+        return writes
+    }
+
+    /// The `approval_requests` element of a wait (SYNC.md §2.3).
+    private func approvalPayload(_ entry: JournalEntry) -> JSONValue {
+        let p = entry.payload
+        let runtime = live[entry.instance]
+        var timeoutSeconds: JSONValue = .null
+        if let node = entry.node, let runtime, let block = runtime.block(of: node), case .step(let s) = block.kind,
+            let ms = s.waitForInput?.timeoutMilliseconds
+        {
+            timeoutSeconds = .integer((ms + 999) / 1000)
+        }
+        return [
+            "instance_id": .string(entry.instance.rawValue), "block_id": .string(entry.stepID ?? ""),
+            "sequence_name": .string(runtime?.record.sequence.name ?? ""), "prompt": p["prompt"] ?? "",
+            "choices": p["choices"] ?? .null, "store_as": p["store_as"] ?? .null, "timeout_seconds": timeoutSeconds,
+            "metadata": [
+                "wait_id": p["wait_id"] ?? .null, "handler": p["handler"] ?? .null,
+                "iteration": .string(entry.node.flatMap { n in runtime.map { $0.iterationPath(of: n) } } ?? "_"),
+                "since": .string(Timestamp.rfc3339(entry.at)),
+            ],
+        ]
+    }
+
+    /// The `status_updates` element of an instance, built from its current state (SYNC.md §2.3).
+    func statusPayload(_ id: InstanceID) throws(StepwiseError) -> JSONValue? {
+        let runtime: InstanceRuntime
+        if let live = live[id] {
+            runtime = live
+        } else if let loaded = try store.loadInstance(id) {
+            runtime = InstanceRuntime(record: loaded.0, program: try program(for: loaded.0.sequence), nodes: loaded.1)
+        } else {
+            return nil
+        }
+        let record = runtime.record
+        let snapshot = snapshot(of: runtime)
+        var latestByBlock: [Int: Node] = [:]
+        for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) {
+            latestByBlock[node.blockIndex] = node
+        }
+        var steps: [JSONValue] = []
+        func visit(_ list: [Int]) {
+            for index in list {
+                let block = runtime.program.blocks[index]
+                let node = latestByBlock[index]
+                var entry: JSONObject = [
+                    "block_id": .string(block.id.rawValue), "block_type": .string(Self.orch8TreeName(block.type)),
+                    "state": .string(node?.state.rawValue ?? "pending"),
+                ]
+                if case .step(let s) = block.kind { entry["handler"] = .string(s.handler) }
+                entry["started_at"] = node?.startedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
+                entry["completed_at"] = node?.finishedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
+                steps.append(.object(entry))
+                for child in runtime.program.childLists[index] { visit(child) }
+            }
+        }
+        visit(runtime.program.rootLists[SequenceProgram.mainList])
+        var handler: JSONValue = .null
+        if let current = snapshot.currentStep,
+            let block = runtime.program.blocks.first(where: { $0.id.rawValue == current }), case .step(let s) = block.kind
+        {
+            handler = .string(s.handler)
+        }
+        return [
+            "instance_id": .string(id.rawValue), "sequence_name": .string(record.sequence.name),
+            "sequence_version": .integer(Int64(record.sequence.version)),
+            "state": .string(record.state.rawValue.prefix(1).uppercased() + record.state.rawValue.dropFirst()),
+            "current_step": snapshot.currentStep.map(JSONValue.string) ?? .null, "handler": handler,
+            "steps": .array(steps), "error": record.error.map { .string($0.message) } ?? .null,
+            "parent_instance_id": record.parentInstance.map { .string($0.rawValue) } ?? .null,
+            "timestamp": .string(Timestamp.rfc3339(record.updatedAt)),
+        ]
+    }
+
+    private func isMainTree(_ node: Node, in runtime: InstanceRuntime) -> Bool {
+        var current = node
+        while let parent = current.parent {
+            if parent == .root { return current.list == SequenceProgram.mainList }
+            current = runtime[parent]
+        }
+        return false
+    }
+
+    static func orch8TreeName(_ type: BlockType) -> String {
+        type == .abSplit ? "ab_split" : type.rawValue
+    }
+}

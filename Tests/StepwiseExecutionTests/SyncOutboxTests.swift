@@ -1,0 +1,148 @@
+import Foundation
+import Stepwise
+import Testing
+
+@Suite("Sync outbox and exactly-once server commands (SYNC.md §2.2–2.7)")
+struct SyncOutboxTests {
+    static var configuration: EngineConfiguration {
+        var c = EngineConfiguration()
+        c.syncUrl = "https://sync.example/mobile/sync"
+        c.environment = "test"
+        return c
+    }
+
+    func setUp(_ db: TemporaryDatabase, clock: VirtualClock, counter: Counter = Counter()) async throws -> StepwiseEngine {
+        let engine = try await openEngine(
+            db, clock: clock, configuration: Self.configuration,
+            handlers: ["work": { ctx in counter.hit(ctx.stepId); return [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        return engine
+    }
+
+    @Test func statusAndApprovalRowsThenDeliveryConfirmation() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        let draft = try await engine.draftSyncRequest(deviceID: "device-1")
+        let body = draft.body
+        #expect(body["device_id"] == "device-1" && body["environment"] == "test")
+        let status = try #require(body["status_updates"]?[0])
+        #expect(status["instance_id"] == .string(id.rawValue))
+        #expect(status["state"] == "Waiting" && status["current_step"] == "approve" && status["handler"] == "work")
+        #expect(status["steps"]?.arrayValue?.map { $0["state"] ?? .null } == ["completed", "waiting", "pending"])
+        let approval = try #require(body["approval_requests"]?[0])
+        #expect(approval["block_id"] == "approve" && approval["store_as"] == "decision" && approval["timeout_seconds"] == .null)
+        #expect(approval["choices"]?[1] == ["label": "No", "value": "no"])
+        #expect(body["command_acks"] == [] && body["step_delegations"] == [])
+        try await engine.confirmSyncDelivery(draft.sent)
+        let empty = try await engine.draftSyncRequest(deviceID: "device-1")
+        #expect(empty.sent.isEmpty && empty.body["status_updates"] == [])
+        await engine.shutdown()
+    }
+
+    @Test func commandsRunExactlyOnceAcrossRestarts() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let counter = Counter()
+        var engine = try await setUp(db, clock: clock, counter: counter)
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        // The seed documents' flat form, with output as JSON text.
+        let command: JSONValue = [
+            "id": "c7", "type": "complete_step", "instance_id": .string(id.rawValue), "step_name": "approve",
+            "output": #"{"value":"yes"}"#,
+        ]
+        let outcome = await engine.executeSyncCommand(command)
+        #expect(outcome.kind == .done)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        await engine.shutdown()
+
+        engine = try await setUp(db, clock: clock, counter: counter)
+        let again = await engine.executeSyncCommand(command)
+        #expect(again.kind == .done, "a re-delivered command is acknowledged, not re-executed")
+        let draft = try await engine.draftSyncRequest(deviceID: "d")
+        #expect(draft.body["command_acks"] == ["c7"])
+        #expect(draft.body["command_results"]?[0]?["outcome"] == "done")
+        #expect(counter.count("finish") == 1)
+        await engine.shutdown()
+    }
+
+    @Test func rejectionsAndRetries() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        let bad = await engine.executeSyncCommand([
+            "id": "c1", "type": "complete_step",
+            "payload": ["instance_id": .string(id.rawValue), "step_name": "approve", "output": ["value": "maybe"]],
+        ])
+        #expect(bad.kind == .rejected && bad.error == "value 'maybe' is not one of the choices: yes, no")
+        let unknown = await engine.executeSyncCommand(["id": "c2", "type": "explode", "payload": [:]])
+        #expect(unknown.kind == .rejected && unknown.error == "unknown command type 'explode'")
+        let notInstalled = await engine.executeSyncCommand([
+            "id": "c3", "type": "start_workflow", "payload": ["sequence_name": "later"],
+        ])
+        #expect(notInstalled.kind == .retry)
+        let skipped = await engine.executeSyncCommand(["type": "cancel_instance"])
+        #expect(skipped.kind == .skipped)
+        let draft = try await engine.draftSyncRequest(deviceID: "d")
+        let results = draft.body["command_results"]?.arrayValue ?? []
+        #expect(Set(results.compactMap { $0["id"]?.stringValue }) == ["c1", "c2"])
+        #expect(try await engine.instance(id).state == .waiting, "a rejected command changes nothing")
+        let started = await engine.executeSyncCommand([
+            "id": "c4", "type": "start_workflow",
+            "payload": ["sequence_name": "approval", "input": #"{"user": "bo"}"#, "dedup_key": "bo"],
+        ])
+        #expect(started.kind == .done && started.instanceId != nil)
+        #expect(try await engine.instance(started.instanceId!).data["user"] == "bo")
+        await engine.shutdown()
+    }
+
+    @Test(arguments: ["restart", "cancel", "fail", "graceful", "skip_executed"])
+    func updateSequencePolicies(policy: String) async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let counter = Counter()
+        let engine = try await setUp(db, clock: clock, counter: counter)
+        let id = try await engine.start("approval", input: ["user": "ada"])
+        try await runToRest(engine, clock: clock)
+        let outcome = await engine.executeSyncCommand([
+            "id": "u1", "type": "update_sequence", "payload": ["instance_id": .string(id.rawValue), "policy": .string(policy)],
+        ])
+        #expect(outcome.kind == .done, "\(outcome)")
+        try await runToRest(engine, clock: clock)
+        let old = try await engine.instance(id)
+        let all = try await engine.instances().items
+        switch policy {
+        case "restart", "skip_executed":
+            #expect(old.state == .cancelled)
+            let new = try #require(all.first { $0.instanceId != id })
+            #expect(new.state == .waiting)
+            let snapshot = try await engine.instance(new.instanceId)
+            #expect(snapshot.data["user"] == "ada")
+            // skip_executed: the completed step is not run again.
+            #expect(counter.count("prepare") == (policy == "restart" ? 2 : 1))
+        case "cancel":
+            #expect(old.state == .cancelled && all.count == 1)
+        case "fail":
+            #expect(old.state == .failed && old.error?.message == "failed by server command")
+        default:
+            // graceful: the old instance finishes on its version first.
+            #expect(old.state == .waiting && all.count == 1)
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+            try await runToRest(engine, clock: clock)
+            let after = try await engine.instances().items
+            #expect(after.count == 2)
+            #expect(after.contains { $0.instanceId != id && $0.state == .waiting })
+        }
+        await engine.shutdown()
+    }
+}
