@@ -68,6 +68,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Crash-point torture harness: a mixed workload killed at every commit boundary.
+        .target(
+            name: "StepwiseTorture",
+            dependencies: ["Stepwise"],
+            swiftSettings: strictSettings
+        ),
         // The host-facing umbrella module.
         .target(
             name: "Stepwise",
@@ -90,6 +96,7 @@ let package = Package(
                 "Stepwise",
                 "StepwiseConformance",
                 "StepwiseServer",
+                "StepwiseTorture",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -148,7 +155,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseDurabilityTests",
-            dependencies: ["Stepwise", "StepwiseTool"],
+            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTorture"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -270,7 +270,9 @@ extension InstanceMachine {
         r.data = data
         r.outputs[block.id.rawValue] = output
         record = r
-        log(.stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt, ["output": output])
+        log(
+            .stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt,
+            ["output": output, "idempotency_key": runtime[id].progress.idempotencyKey.map(JSONValue.string) ?? .null])
         var node = runtime[id]
         node.progress.idempotencyKey = nil
         node.dueAt = nil
@@ -307,6 +309,7 @@ extension InstanceMachine {
             case .step(let step) = block.kind
         else { return }
         var node = runtime[id]
+        let key = node.progress.idempotencyKey
         node.progress.idempotencyKey = nil
         node.dueAt = nil
         runtime[id] = node
@@ -322,7 +325,7 @@ extension InstanceMachine {
         let backoff = retryBackoff(id, step: step, attempt: attempt, failure: failure)
         log(.stepFailed, node: id, step: block.id.rawValue, attempt: attempt, [
             "error": .string(failure.message), "code": failure.code.map(JSONValue.string) ?? .null,
-            "will_retry": .bool(backoff != nil),
+            "will_retry": .bool(backoff != nil), "idempotency_key": key.map(JSONValue.string) ?? .null,
         ])
         if let backoff {
             node = runtime[id]

@@ -89,3 +89,11 @@ extension StepwiseEngine {
         }
     }
 }
+
+extension StepwiseEngine {
+    /// Whether the listener has been handed every committed journal entry.
+    package func listenerCaughtUp() -> Bool {
+        let cursor = (try? store.metadata(Self.listenerCursorKey)).flatMap { $0.flatMap(Int64.init) } ?? 0
+        return ((try? store.journal(after: cursor, limit: 1)) ?? []).isEmpty
+    }
+}

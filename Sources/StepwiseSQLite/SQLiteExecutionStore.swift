@@ -290,3 +290,12 @@ public final class SQLiteExecutionStore: ExecutionStore {
         }
     }
 }
+
+extension SQLiteExecutionStore {
+    /// A hook consulted before every statement step and around every commit (crash-point tests
+    /// abort or kill the process from it); `nil` costs nothing.
+    public var faultInjector: SQLiteFaultInjector? {
+        get { connection.faultInjector }
+        set { connection.faultInjector = newValue }
+    }
+}

@@ -2,6 +2,9 @@ import Foundation
 import Stepwise
 import Testing
 
+/// The path of the `stepwise` executable built next to the test bundle.
+func stepwiseExecutablePath() throws -> String { try stepwiseExecutable().path }
+
 /// The `stepwise` executable built next to the test bundle.
 private func stepwiseExecutable() throws -> URL {
     let candidates = [

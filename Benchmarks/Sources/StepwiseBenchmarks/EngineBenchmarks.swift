@@ -1,0 +1,278 @@
+import Foundation
+import Stepwise
+import Synchronization
+
+/// The engine's macro benchmarks (issue "durable engine", items a–f): throughput, latency, open
+/// time and footprint, each printed beside its baseline measured in the same run.
+///
+/// They are not harness `Benchmark`s because they measure whole runs of the async engine on a
+/// file database, not one synchronous operation.
+enum EngineBenchmarks {
+    struct Figure {
+        let name: String
+        let value: String
+        let baseline: String
+        let target: String
+        let met: Bool?
+    }
+
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stepwise-bench-\(UUID().uuidString).db").path
+    }
+
+    static func remove(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    static func linearSequence(name: String, steps: Int) -> [UInt8] {
+        let blocks = (0..<steps).map { #"{"type": "step", "id": "s\#($0)", "handler": "bench"}"# }.joined(separator: ",")
+        return Array(#"{"name": "\#(name)", "version": 1, "blocks": [\#(blocks)]}"#.utf8)
+    }
+
+    /// Records handler entry and exit times to compute step-to-step latency.
+    final class Timeline: Sendable {
+        let entries = Mutex<[(ContinuousClock.Instant, ContinuousClock.Instant?)]>([])
+        func enter() -> Int {
+            entries.withLock { e in
+                e.append((ContinuousClock.now, nil))
+                return e.count - 1
+            }
+        }
+        func exit(_ i: Int) { entries.withLock { $0[i].1 = ContinuousClock.now } }
+        /// Gaps between one handler's return and the next handler's start, in microseconds.
+        func gaps() -> [Double] {
+            entries.withLock { e in
+                var result: [Double] = []
+                for i in 1..<max(1, e.count) {
+                    guard let out = e[i - 1].1 else { continue }
+                    let d = e[i].0 - out
+                    result.append(Double(d.components.attoseconds) / 1e12 + Double(d.components.seconds) * 1e6)
+                }
+                return result
+            }
+        }
+    }
+
+    /// Runs `instances` instances of an `steps`-step sequence concurrently; returns steps/s.
+    static func stepsPerSecond(
+        instances: Int, steps: Int, durability: EngineConfiguration.Durability, timeline: Timeline? = nil
+    ) async throws -> Double {
+        let path = temporaryPath()
+        defer { remove(path) }
+        var configuration = EngineConfiguration()
+        configuration.durability = durability
+        configuration.maxConcurrentSteps = UInt32(max(4, instances))
+        configuration.maxConcurrentInstances = UInt32(instances + 10)
+        configuration.maxStepsPerInstance = 0
+        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
+        await engine.registerHandler("bench") { _ in
+            if let timeline {
+                let i = timeline.enter()
+                timeline.exit(i)
+            }
+            return .null
+        }
+        _ = try await engine.loadSequence(json: linearSequence(name: "bench", steps: steps))
+        let done = Completions(target: instances)
+        await engine.setListener(done)
+        var ids: [InstanceID] = []
+        for _ in 0..<instances { ids.append(try await engine.start("bench")) }
+        let started = ContinuousClock.now
+        await engine.resume()
+        await done.wait()
+        let elapsed = ContinuousClock.now - started
+        await engine.shutdown()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(instances * steps) / seconds
+    }
+
+    /// Counts completed instances and resumes a waiter when all are done.
+    final class Completions: EngineListener {
+        let state: Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>
+        let target: Int
+        init(target: Int) {
+            self.target = target
+            state = Mutex((0, nil))
+        }
+        func onInstanceCompleted(_ instanceId: InstanceID, data: JSONValue) async {
+            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                s.count += 1
+                if s.count >= target, let w = s.waiter {
+                    s.waiter = nil
+                    return w
+                }
+                return nil
+            }
+            waiter?.resume()
+        }
+        func wait() async {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s -> Bool in
+                    if s.count >= target { return true }
+                    s.waiter = c
+                    return false
+                }
+                if ready { c.resume() }
+            }
+        }
+    }
+
+    static func residentBytes() -> Int {
+        #if os(Linux)
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+            return kb * 1024
+        }
+        #endif
+        return 0
+    }
+
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * p))]
+    }
+
+    /// Prepares `count` instances that wait (first step queued, or waiting for input).
+    static func prepareWaiting(path: String, count: Int, waitForInput: Bool) async throws {
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = UInt32(count + 10)
+        configuration.maxConcurrentSteps = 64
+        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
+        await engine.registerHandler("bench") { _ in .null }
+        let sequence = waitForInput
+            ? #"{"name": "wait", "version": 1, "blocks": [{"type": "step", "id": "ask", "handler": "bench", "wait_for_input": {"prompt": "Approve?", "choices": [{"value": "yes"}, {"value": "no"}], "store_as": "answer"}}, {"type": "step", "id": "after", "handler": "bench"}]}"#
+            : #"{"name": "wait", "version": 1, "blocks": [{"type": "step", "id": "first", "handler": "bench"}, {"type": "step", "id": "second", "handler": "bench"}]}"#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        for i in 0..<count { _ = try await engine.start("wait", input: ["n": .integer(Int64(i))]) }
+        if waitForInput {
+            while try await engine.runUntilIdle(maxTicks: 1000, timeBudgetMs: 60_000).hasPendingWork {}
+        }
+        await engine.shutdown()
+    }
+
+    static func run() async throws -> [Figure] {
+        var figures: [Figure] = []
+        // (a) The physical limit: raw single-row INSERT transactions with the same settings.
+        let rawCount = 20_000
+        let rawPath = temporaryPath()
+        defer { remove(rawPath) }
+        let rawNormal = try SQLiteInsertBaseline.measure(path: rawPath, durability: .normal, transactions: rawCount, payloadSize: 64)
+        let rawNormalRate = Double(rawCount) / seconds(rawNormal)
+        let rawFullCount = 300
+        let rawFullPath = temporaryPath()
+        defer { remove(rawFullPath) }
+        let rawFull = try SQLiteInsertBaseline.measure(path: rawFullPath, durability: .full, transactions: rawFullCount, payloadSize: 64)
+        let rawFullRate = Double(rawFullCount) / seconds(rawFull)
+        figures.append(Figure(name: "engine/a raw INSERT tx/s (NORMAL)", value: String(format: "%.0f", rawNormalRate), baseline: "—", target: "the physical limit", met: nil))
+        figures.append(Figure(name: "engine/a raw INSERT tx/s (FULL)", value: String(format: "%.0f", rawFullRate), baseline: "—", target: "the physical limit", met: nil))
+
+        // (b) One instance, 100 no-op steps.
+        var single: [Double] = []
+        for _ in 0..<5 { single.append(try await stepsPerSecond(instances: 1, steps: 100, durability: .normal)) }
+        let b = percentile(single, 0.5)
+        figures.append(Figure(
+            name: "engine/b durable steps/s, 1 instance (NORMAL)", value: String(format: "%.0f (%.0f%% of a)", b, 100 * b / rawNormalRate),
+            baseline: String(format: "%.0f", rawNormalRate), target: ">= 40% of a", met: b >= 0.4 * rawNormalRate))
+        let bFull = try await stepsPerSecond(instances: 1, steps: 30, durability: .full)
+        figures.append(Figure(
+            name: "engine/b durable steps/s, 1 instance (FULL)", value: String(format: "%.0f (%.0f%% of a)", bFull, 100 * bFull / rawFullRate),
+            baseline: String(format: "%.0f", rawFullRate), target: ">= 50% of a (FULL)", met: bFull >= 0.5 * rawFullRate))
+
+        // (c) 100 concurrent instances (group commit).
+        let c = try await stepsPerSecond(instances: 100, steps: 100, durability: .normal)
+        figures.append(Figure(
+            name: "engine/c durable steps/s, 100 instances (NORMAL)", value: String(format: "%.0f (%.0f%% of a)", c, 100 * c / rawNormalRate),
+            baseline: String(format: "%.0f", rawNormalRate), target: ">= 100% of a", met: c >= rawNormalRate))
+
+        // (d) Step-to-step latency.
+        let timeline = Timeline()
+        for _ in 0..<5 { _ = try await stepsPerSecond(instances: 1, steps: 100, durability: .normal, timeline: timeline) }
+        let gaps = timeline.gaps().filter { $0 < 1_000_000 }
+        let p50 = percentile(gaps, 0.5)
+        let p99 = percentile(gaps, 0.99)
+        figures.append(Figure(
+            name: "engine/d step-to-step latency p50 / p99 (µs)", value: String(format: "%.0f / %.0f", p50, p99),
+            baseline: "orch8 mobile: one tick, 100-500 ms", target: "p50 <= 200, p99 <= 2000", met: p50 <= 200 && p99 <= 2000))
+
+        // (e) Open a database with 10,000 in-flight instances and dispatch the first step.
+        let openPath = temporaryPath()
+        defer { remove(openPath) }
+        try await prepareWaiting(path: openPath, count: 10_000, waitForInput: false)
+        let firstCall = FirstCall()
+        let openStart = ContinuousClock.now
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = 20_000
+        let opened = try StepwiseEngine(databasePath: openPath, configuration: configuration)
+        await opened.registerHandler("bench") { _ in firstCall.mark(); return .null }
+        await opened.resume()
+        let openElapsed = await firstCall.wait(since: openStart)
+        await opened.shutdown()
+        figures.append(Figure(
+            name: "engine/e open 10,000 in-flight + first dispatch (ms)", value: String(format: "%.0f", openElapsed),
+            baseline: "orch8 mobile: killed instances wait for 24 h GC", target: "<= 500", met: openElapsed <= 500))
+
+        // (f) Footprint per waiting instance.
+        let waitPath = temporaryPath()
+        defer { remove(waitPath) }
+        let waitingCount = 10_000
+        try await prepareWaiting(path: waitPath, count: waitingCount, waitForInput: true)
+        let before = residentBytes()
+        let waiting = try StepwiseEngine(databasePath: waitPath, configuration: configuration)
+        let after = residentBytes()
+        let pending = try await waiting.pendingWaits().count
+        await waiting.shutdown()
+        let diskBytes = ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: waitPath + suffix)[.size] as? Int) ?? 0)
+        }
+        let residentPer = Double(after - before) / Double(waitingCount)
+        let diskPer = Double(diskBytes) / Double(waitingCount)
+        figures.append(Figure(
+            name: "engine/f resident bytes per waiting instance", value: String(format: "%.0f (%d waiting)", residentPer, pending),
+            baseline: "—", target: "<= 20480", met: residentPer <= 20_480))
+        figures.append(Figure(
+            name: "engine/f database bytes per waiting instance", value: String(format: "%.0f", diskPer),
+            baseline: "—", target: "<= 8192", met: diskPer <= 8192))
+        return figures
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    /// The time of the first handler call.
+    final class FirstCall: Sendable {
+        let state = Mutex<(ContinuousClock.Instant?, CheckedContinuation<Void, Never>?)>((nil, nil))
+        func mark() {
+            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                if s.0 == nil { s.0 = ContinuousClock.now }
+                let w = s.1
+                s.1 = nil
+                return w
+            }
+            waiter?.resume()
+        }
+        func wait(since start: ContinuousClock.Instant) async -> Double {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s -> Bool in
+                    if s.0 != nil { return true }
+                    s.1 = c
+                    return false
+                }
+                if ready { c.resume() }
+            }
+            let at = state.withLock { $0.0 } ?? ContinuousClock.now
+            return EngineBenchmarks.seconds(at - start) * 1000
+        }
+    }
+
+    /// Prints the figures as a table.
+    static func printTable(_ figures: [Figure]) {
+        print("\nEngine (release build, file database, WAL)")
+        for f in figures {
+            let status = f.met.map { $0 ? "met" : "NOT met" } ?? ""
+            print("  \(f.name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(f.value.padding(toLength: 26, withPad: " ", startingAt: 0)) baseline: \(f.baseline); target: \(f.target) \(status)")
+        }
+    }
+}
