@@ -13,6 +13,8 @@ extension StepwiseEngine {
     /// let engine = try StepwiseEngine(databasePath: "stepwise.db")
     /// ```
     ///
+    /// With `syncUrl` configured, the sync channel (``SyncChannel``) is attached.
+    ///
     /// - Throws: ``StepwiseError`` `invalidInput` (configuration) or `storage` (the file cannot
     ///   be opened, is not a database, or was written by a newer version).
     public init(
@@ -21,6 +23,7 @@ extension StepwiseEngine {
     ) throws(StepwiseError) {
         try configuration.validate()
         let store = try SQLiteExecutionStore(path: databasePath, durability: configuration.durability)
-        try self.init(store: store, configuration: configuration, clock: clock, randomSeed: randomSeed)
+        let channel = configuration.syncUrl.isEmpty ? nil : try SyncChannel(configuration: configuration)
+        try self.init(store: store, configuration: configuration, clock: clock, randomSeed: randomSeed, syncChannel: channel)
     }
 }

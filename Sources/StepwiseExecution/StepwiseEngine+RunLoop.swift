@@ -23,6 +23,8 @@ extension StepwiseEngine {
             progressed = false
         }
         if hasImmediateWork { return true }
+        let channelDue = await runChannelIfDue()
+        if hasImmediateWork { return true }
         // Heartbeat: tickIntervalMs × the power multiplier, doubling while idle up to
         // max(5 s, base); quiescent (nothing live) → only timers wake the loop.
         let base = Int64(configuration.tickIntervalMs) * Int64(conditions.power?.intervalMultiplier ?? 1)
@@ -32,6 +34,7 @@ extension StepwiseEngine {
             let beat = clock.now() + heartbeatMs
             deadline = min(deadline ?? beat, beat)
         }
+        if let channelDue { deadline = min(deadline ?? channelDue, channelDue) }
         if let deadline { armTimer(at: deadline) }
         await waitForWake()
         return isRunning && !isCrashed
@@ -93,6 +96,10 @@ extension StepwiseEngine {
     public func shutdown() async {
         guard !isShutdown else { return }
         await pause()
+        if let driver = syncChannelDriver, !isCrashed {
+            // One final flush, bounded by operationTimeoutMs (the driver's own request timeout).
+            _ = await driver.roundTrip(for: self)
+        }
         isShutdown = true
         timerTask?.cancel()
         timerTask = nil
@@ -156,6 +163,12 @@ extension StepwiseEngine {
             result.stepsExecuted += tick.stepsExecuted
             if !tick.hasPendingWork && tick.instancesAdvanced == 0 { break }
             if !hasImmediateWork && inFlight.isEmpty { break }
+        }
+        let remaining = Duration.milliseconds(Int64(timeBudgetMs)) - (ContinuousClock.now - started)
+        if let driver = syncChannelDriver, remaining >= .milliseconds(Int64(configuration.operationTimeoutMs)),
+            let due = await driver.nextDue(for: self), due <= clock.now()
+        {
+            _ = await driver.roundTrip(for: self)
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork

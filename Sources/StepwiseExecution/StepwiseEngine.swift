@@ -35,7 +35,7 @@ public actor StepwiseEngine {
     let store: any ExecutionStore
     let clock: any EngineClock
     /// The configuration the engine was opened with.
-    public let configuration: EngineConfiguration
+    public nonisolated let configuration: EngineConfiguration
     var random: SeededRandom
 
     var sequences: [SequenceKey: StoredSequence] = [:]
@@ -87,6 +87,7 @@ public actor StepwiseEngine {
     var deliveryWakePending = false
     var deliveryGeneration = 0
     var lastHousekeeping: Int64?
+    var syncChannelDriver: (any SyncChannelDriver)?
     /// Marker, ack and result rows of the sync command being executed, committed with its change.
     var commandWrites: [OutboxWrite] = []
     var heartbeatMs: Int64 = 100
@@ -111,9 +112,10 @@ public actor StepwiseEngine {
     ///   store cannot be read.
     public init(
         store: sending any ExecutionStore, configuration: EngineConfiguration = EngineConfiguration(),
-        clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil
+        clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil, syncChannel: (any SyncChannelDriver)? = nil
     ) throws(StepwiseError) {
         try configuration.validate()
+        syncChannelDriver = syncChannel
         self.store = store
         self.configuration = configuration
         self.clock = clock

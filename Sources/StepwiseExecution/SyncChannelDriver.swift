@@ -1,0 +1,120 @@
+/// The device side of the sync channel, plugged into the engine's run loop (SYNC.md §2.10).
+///
+/// The engine calls it from `resume()`'s loop when due, from `runUntilIdle` (one round trip if
+/// due and time remains), from ``StepwiseEngine/syncChannel()`` and once at `shutdown()`. The
+/// implementation lives in the StepwiseSync module; the engine only knows this protocol.
+public protocol SyncChannelDriver: Sendable {
+    /// When the next round trip is due, Unix ms (`nil`: never, e.g. nothing to do and no heartbeat).
+    func nextDue(for engine: StepwiseEngine) async -> Int64?
+    /// Performs a round trip (and its follow-ups while rows remain).
+    func roundTrip(for engine: StepwiseEngine) async -> ChannelSyncResult
+}
+
+/// The outcome of one channel sync.
+public struct ChannelSyncResult: Sendable, Hashable {
+    /// Requests sent.
+    public var requests: Int
+    /// HTTP status of the last response, if any.
+    public var httpStatus: Int?
+    /// The error of a failed round trip.
+    public var error: String?
+    /// Commands executed (done or rejected).
+    public var commandsExecuted: Int
+    /// Outbox rows delivered and deleted.
+    public var rowsDelivered: Int
+    /// The interval the server asked for, in seconds.
+    public var intervalSeconds: Int?
+    /// When it finished, Unix ms.
+    public var finishedAt: Int64
+
+    /// Creates a result.
+    public init(
+        requests: Int = 0, httpStatus: Int? = nil, error: String? = nil, commandsExecuted: Int = 0, rowsDelivered: Int = 0,
+        intervalSeconds: Int? = nil, finishedAt: Int64 = 0
+    ) {
+        self.requests = requests
+        self.httpStatus = httpStatus
+        self.error = error
+        self.commandsExecuted = commandsExecuted
+        self.rowsDelivered = rowsDelivered
+        self.intervalSeconds = intervalSeconds
+        self.finishedAt = finishedAt
+    }
+
+    /// Whether the round trip reached the server and got a usable answer.
+    public var succeeded: Bool { error == nil && httpStatus.map { (200..<300).contains($0) } == true }
+}
+
+extension StepwiseEngine {
+    /// Attaches the sync channel (the umbrella module does this when `syncUrl` is configured).
+    public func setSyncChannel(_ driver: (any SyncChannelDriver)?) {
+        syncChannelDriver = driver
+        wake()
+    }
+
+    /// One channel round trip now, bypassing the interval (for push-woken background time).
+    ///
+    /// - Throws: ``StepwiseError`` `syncNotConfigured` without a channel, `shutdown`.
+    public func syncChannel() async throws(StepwiseError) -> ChannelSyncResult {
+        try checkOpen()
+        guard let driver = syncChannelDriver else {
+            throw StepwiseError(.syncNotConfigured, "the sync channel is not configured (syncUrl is empty)")
+        }
+        return await driver.roundTrip(for: self)
+    }
+
+    /// A push arrived: a channel round trip is due now (SYNC.md §2.10). No-op without `syncUrl`.
+    public func onPushReceived() {
+        guard isChannelConfigured else { return }
+        var batch = StoreBatch()
+        batch.metadata = [("sync.push_at", String(clock.now()))]
+        try? store.commit(batch)
+        wake()
+    }
+
+    /// A persisted engine value (sync state, device context).
+    public func storedValue(_ key: String) throws(StepwiseError) -> String? {
+        try store.metadata(key)
+    }
+
+    /// Persists engine values in one transaction.
+    public func storeValues(_ values: [(String, String)]) throws(StepwiseError) {
+        var batch = StoreBatch()
+        batch.metadata = values
+        try store.commit(batch)
+    }
+
+    /// The interval multiplier of the last reported power state (1 before any report).
+    public func powerMultiplier() -> UInt64 { conditions.power?.intervalMultiplier ?? 1 }
+
+    /// Whether the outbox holds nothing to send.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    public func outboxIsEmpty() throws(StepwiseError) -> Bool {
+        for kind in OutboxKind.allCases where !(try store.outboxRows(kind, limit: 1).isEmpty) { return false }
+        return true
+    }
+
+    /// Persists the push token; the device registers again before its next channel request.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    public func registerPushToken(_ token: String, platform: String? = nil) throws(StepwiseError) {
+        try checkOpen()
+        var values = [("sync.push_token", token)]
+        if let platform { values.append(("sync.platform", platform)) }
+        try storeValues(values)
+        wake()
+    }
+
+    /// The engine clock, Unix ms.
+    public nonisolated func now() -> Int64 { clock.now() }
+
+    /// Runs a due round trip from the run loop; returns its deadline for the next one.
+    func runChannelIfDue() async -> Int64? {
+        guard let driver = syncChannelDriver, !isShutdown, !isCrashed else { return nil }
+        if let due = await driver.nextDue(for: self), due <= clock.now() {
+            _ = await driver.roundTrip(for: self)
+        }
+        return await driver.nextDue(for: self)
+    }
+}

@@ -1,0 +1,182 @@
+public import Foundation
+public import StepwiseExecution
+import StepwiseJSON
+
+/// The device side of the sync channel (SYNC.md §2): assembles requests from the outbox, posts
+/// them, deletes what a 2xx acknowledged, executes the returned commands exactly once, and keeps
+/// the schedule (server hint, power multiplier, heartbeat, failure backoff, push).
+///
+/// Its state lives in the engine's database, so schedule and push flags survive restarts.
+public struct SyncChannel: SyncChannelDriver {
+    /// The sync endpoint.
+    public let syncURL: URL
+    /// The device registration endpoint (`devices/register` next to the sync URL).
+    public let registerURL: URL
+    /// Sent as `x-api-key` when not empty.
+    public let apiKey: String
+    /// Per-request timeout.
+    public let timeoutMs: UInt64
+    /// The transport.
+    public let transport: any SyncHTTPTransport
+    /// The platform reported at registration.
+    public let platform: String
+    /// The app version reported at registration.
+    public let appVersion: String
+
+    /// Creates a channel.
+    ///
+    /// - Throws: ``StepwiseError`` `invalidInput` when the URL is not https (or loopback http
+    ///   with `allowInsecureLocalhost`).
+    public init(
+        configuration: EngineConfiguration, transport: any SyncHTTPTransport = URLSessionSyncTransport(),
+        platform: String = SyncChannel.currentPlatform, appVersion: String = ""
+    ) throws(StepwiseError) {
+        guard let url = URL(string: configuration.syncUrl), let scheme = url.scheme?.lowercased() else {
+            throw StepwiseError(.invalidInput, "syncUrl is not a URL")
+        }
+        let host = url.host?.lowercased() ?? ""
+        let loopback = host == "localhost" || host == "127.0.0.1"
+        guard scheme == "https" || (scheme == "http" && loopback && configuration.allowInsecureLocalhost) else {
+            throw StepwiseError(.invalidInput, "syncUrl must use https")
+        }
+        syncURL = url
+        registerURL = url.deletingLastPathComponent().appendingPathComponent("devices").appendingPathComponent("register")
+        apiKey = configuration.syncApiKey
+        timeoutMs = configuration.operationTimeoutMs
+        self.transport = transport
+        self.platform = platform
+        self.appVersion = appVersion
+    }
+
+    /// `ios`, `android`, `macos` or `linux`.
+    public static var currentPlatform: String {
+        #if os(iOS)
+        "ios"
+        #elseif os(macOS)
+        "macos"
+        #elseif os(Android)
+        "android"
+        #else
+        "linux"
+        #endif
+    }
+
+    enum Key {
+        static let lastAttempt = "sync.last_attempt_at"
+        static let interval = "sync.interval_secs"
+        static let failures = "sync.failures"
+        static let lastHadCommands = "sync.last_had_commands"
+        static let push = "sync.push_at"
+        static let deviceID = "sync.device_id"
+        static let registered = "sync.registered"
+        static let pushToken = "sync.push_token"
+    }
+
+    func value(_ engine: StepwiseEngine, _ key: String) async -> String? {
+        (try? await engine.storedValue(key)).flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The configured device id, or one generated once and persisted.
+    func deviceID(_ engine: StepwiseEngine) async -> String {
+        let configured = engine.configuration.deviceId
+        if !configured.isEmpty { return configured }
+        if let stored = await value(engine, Key.deviceID) { return stored }
+        let generated = UUID().uuidString.lowercased()
+        try? await engine.storeValues([(Key.deviceID, generated)])
+        return generated
+    }
+
+    public func nextDue(for engine: StepwiseEngine) async -> Int64? {
+        let now = engine.now()
+        guard let last = await value(engine, Key.lastAttempt).flatMap(Int64.init) else { return now }
+        if let push = await value(engine, Key.push).flatMap(Int64.init), push >= last { return now }
+        let hint = await value(engine, Key.interval).flatMap(Int64.init) ?? 30
+        let multiplier = Int64(await engine.powerMultiplier())
+        var interval = min(max(hint, 5), 3600) * multiplier * 1000
+        let failures = await value(engine, Key.failures).flatMap { Int($0) } ?? 0
+        if failures > 0 {
+            let backoff = interval * (1 << min(failures, 20))
+            interval = min(backoff, max(interval, 3_600_000))
+            return last + interval
+        }
+        let idle = (try? await engine.activeInstances().isEmpty) ?? false
+        let hadCommands = await value(engine, Key.lastHadCommands) == "1"
+        let empty = (try? await engine.outboxIsEmpty()) ?? false
+        if idle && empty && !hadCommands { interval = max(interval, 600_000) }
+        return last + interval
+    }
+
+    public func roundTrip(for engine: StepwiseEngine) async -> ChannelSyncResult {
+        let started = engine.now()
+        try? await engine.storeValues([(Key.lastAttempt, String(started))])
+        var result = ChannelSyncResult()
+        let device = await deviceID(engine)
+        var headers = ["content-type": "application/json", "x-device-id": device]
+        if !apiKey.isEmpty { headers["x-api-key"] = apiKey }
+        do {
+            try await registerIfNeeded(engine, device: device, headers: headers)
+            var hadCommands = false
+            for _ in 0..<10 {
+                let draft = try await engine.draftSyncRequest(deviceID: device)
+                let (status, body) = try await transport.post(
+                    syncURL, headers: headers, body: JSONWriter.bytes(draft.body), timeoutMs: timeoutMs)
+                result.requests += 1
+                result.httpStatus = status
+                guard (200..<300).contains(status) else {
+                    throw StepwiseError(status == 401 || status == 403 ? .unauthorized : .network, "sync answered HTTP \(status)")
+                }
+                guard case .object(let response)? = try? JSONParser.parse(body) else {
+                    throw StepwiseError(.network, "sync answered a body that is not a JSON object")
+                }
+                try await engine.confirmSyncDelivery(draft.sent)
+                result.rowsDelivered += draft.sent.count
+                let interval = response["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
+                result.intervalSeconds = interval
+                try? await engine.storeValues([(Key.interval, String(interval))])
+                let commands = response["commands"]?.arrayValue ?? []
+                hadCommands = hadCommands || !commands.isEmpty
+                for command in commands {
+                    let outcome = await engine.executeSyncCommand(command)
+                    if outcome.kind == .done || outcome.kind == .rejected { result.commandsExecuted += 1 }
+                }
+                if !draft.hasMore && commands.isEmpty { break }
+            }
+            // A push that arrived before this round trip started is now served.
+            var values = [(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")]
+            if let push = await value(engine, Key.push).flatMap(Int64.init), push <= started { values.append((Key.push, "")) }
+            try? await engine.storeValues(values)
+        } catch {
+            let failures = (await value(engine, Key.failures).flatMap(Int.init) ?? 0) + 1
+            try? await engine.storeValues([(Key.failures, String(failures))])
+            result.error = Self.describe(error)
+        }
+        result.finishedAt = engine.now()
+        return result
+    }
+
+    /// Registers the device before its first request and whenever what it reports changed.
+    func registerIfNeeded(_ engine: StepwiseEngine, device: String, headers: [String: String]) async throws {
+        let token = await value(engine, Key.pushToken)
+        let platform = await value(engine, "sync.platform") ?? self.platform
+        var body: JSONObject = [
+            "device_id": .string(device), "platform": .string(platform), "app_version": .string(appVersion),
+        ]
+        body["push_token"] = token.map(JSONValue.string) ?? .null
+        let fingerprint = JSONWriter.string(.object(body), options: .sortedKeys)
+        if await value(engine, Key.registered) == fingerprint { return }
+        let (status, _) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeoutMs)
+        if (200..<300).contains(status) || status == 409 {
+            // 409: the id belongs elsewhere; reported by the server, the sync proceeds.
+            try? await engine.storeValues([(Key.registered, fingerprint)])
+        } else {
+            throw StepwiseError(.network, "device registration answered HTTP \(status)")
+        }
+    }
+
+    /// An error message without URLs (they may carry tokens).
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? StepwiseError { return e.message }
+        if let e = error as? URLError { return "network error \(e.code.rawValue)" }
+        return "network error"
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Stepwise
+import Synchronization
+import Testing
+
+/// A scripted sync server in memory: records requests, answers from a queue.
+final class ScriptedTransport: SyncHTTPTransport {
+    struct Request {
+        let url: String
+        let headers: [String: String]
+        let body: JSONValue
+    }
+    let state = Mutex<(requests: [Request], answers: [Result<(Int, JSONValue), URLError>])>(([], []))
+
+    func answer(_ status: Int, _ body: JSONValue) { state.withLock { $0.answers.append(.success((status, body))) } }
+    func fail() { state.withLock { $0.answers.append(.failure(URLError(.notConnectedToInternet))) } }
+    var requests: [Request] { state.withLock { $0.requests } }
+
+    func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8]) {
+        let next = state.withLock { s -> Result<(Int, JSONValue), URLError> in
+            s.requests.append(Request(url: url.absoluteString, headers: headers, body: (try? JSONParser.parse(body)) ?? .null))
+            if url.path.hasSuffix("/register") { return .success((201, .object(JSONObject()))) }
+            return s.answers.isEmpty ? .success((200, ["commands": [], "sync_interval_secs": 30])) : s.answers.removeFirst()
+        }
+        switch next {
+        case .success(let (status, json)): return (status, JSONWriter.bytes(json))
+        case .failure(let error): throw error
+        }
+    }
+}
+
+private let approval = #"""
+    {"name": "approval", "version": 1, "blocks": [
+      {"type": "step", "id": "approve", "handler": "noop",
+       "wait_for_input": {"prompt": "Approve?", "choices": [{"value": "yes"}, {"value": "no"}], "store_as": "decision"}},
+      {"type": "step", "id": "finish", "handler": "noop"}
+    ]}
+    """#
+
+@Suite("Sync channel: requests from the outbox, commands, schedule (SYNC.md §2)")
+struct SyncChannelTests {
+    func makeEngine(_ path: String, transport: ScriptedTransport) async throws -> StepwiseEngine {
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = "https://sync.test/mobile/sync"
+        configuration.syncApiKey = "secret"
+        configuration.deviceId = "device-7"
+        let channel = try SyncChannel(configuration: configuration, transport: transport, appVersion: "1.2")
+        let store = try SQLiteExecutionStore(path: path)
+        let engine = try StepwiseEngine(store: store, configuration: configuration, syncChannel: channel)
+        _ = try await engine.loadSequence(json: Array(approval.utf8))
+        return engine
+    }
+
+    @Test func approvalRoundTripThroughTheChannel() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        let id = try await engine.start("approval")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
+
+        transport.answer(200, [
+            "commands": [["id": "c1", "type": "complete_step", "payload": ["instance_id": .string(id.rawValue), "step_name": "approve", "output": ["value": "yes"]]]],
+            "sync_interval_secs": 5,
+        ])
+        let result = try await engine.syncChannel()
+        #expect(result.succeeded && result.commandsExecuted == 1 && result.intervalSeconds == 30, "the last response sets the interval")
+        let register = try #require(transport.requests.first)
+        #expect(register.url == "https://sync.test/mobile/devices/register")
+        #expect(register.body["platform"] == "linux" && register.body["app_version"] == "1.2")
+        let sync = transport.requests[1]
+        #expect(sync.headers["x-api-key"] == "secret" && sync.headers["x-device-id"] == "device-7")
+        #expect(sync.body["approval_requests"]?[0]?["block_id"] == "approve")
+        #expect(sync.body["status_updates"]?[0]?["state"] == "Waiting")
+        // The follow-up request (commands were returned) acknowledges the command.
+        #expect(transport.requests[2].body["command_acks"] == ["c1"])
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
+        #expect(try await engine.instance(id).state == .completed)
+        await engine.shutdown()
+    }
+
+    @Test func failuresKeepEveryRowAndBackOff() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        _ = try await engine.start("approval")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
+        transport.fail()
+        let failed = try await engine.syncChannel()
+        #expect(!failed.succeeded && failed.error == "network error \(URLError.Code.notConnectedToInternet.rawValue)")
+        #expect(try await engine.outboxIsEmpty() == false)
+        transport.answer(500, ["error": "boom"])
+        let serverError = try await engine.syncChannel()
+        #expect(serverError.httpStatus == 500 && serverError.rowsDelivered == 0)
+        let ok = try await engine.syncChannel()
+        #expect(ok.succeeded && ok.rowsDelivered == 2)
+        await engine.shutdown()
+    }
+
+    @Test func pushTokenTriggersReRegistration() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        _ = try await engine.syncChannel()
+        _ = try await engine.syncChannel()
+        #expect(transport.requests.filter { $0.url.hasSuffix("/register") }.count == 1)
+        try await engine.registerPushToken("apns-token", platform: "ios")
+        _ = try await engine.syncChannel()
+        let registrations = transport.requests.filter { $0.url.hasSuffix("/register") }
+        #expect(registrations.count == 2)
+        #expect(registrations.last?.body["push_token"] == "apns-token" && registrations.last?.body["platform"] == "ios")
+        await engine.shutdown()
+    }
+}
