@@ -34,6 +34,11 @@ public final class URLSessionSyncTransport: NSObject, SyncHTTPTransport, URLSess
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
     }
 
+    /// Runs a request on the transport's session (redirects refused).
+    func sessionData(for request: URLRequest) async throws -> (Data, URLResponse) {
+        try await session.data(for: request)
+    }
+
     public func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void

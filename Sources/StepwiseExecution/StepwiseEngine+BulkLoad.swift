@@ -1,0 +1,80 @@
+import StepwiseCrypto
+import StepwiseJSON
+import StepwiseSequences
+
+extension StepwiseEngine {
+    /// Loads an array of sequence documents all-or-nothing: every element is validated first
+    /// (problem pointers point into the array, `/2/blocks/0`), then all new versions are stored
+    /// in one transaction.
+    ///
+    /// - Returns: the number of versions newly stored (identical reloads are no-ops).
+    /// - Throws: ``StepwiseError`` `invalidInput` (not an array), `sequenceInvalid`,
+    ///   `unregisteredHandler`, `conflict`, `resourceLimit`, `storage`, `shutdown`. Nothing is
+    ///   stored when it throws.
+    public func loadSequences(jsonArray bytes: [UInt8]) throws(StepwiseError) -> Int {
+        try checkOpen()
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw StepwiseError(.invalidInput, "the sequences are not valid JSON: \(error)")
+        }
+        guard case .array(let elements) = document else {
+            throw StepwiseError(.invalidInput, "expected a JSON array of sequences, got \(document.typeName)")
+        }
+        let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
+        var problems: [Problem] = []
+        var compiled: [(CompiledSequence, [UInt8])] = []
+        for (i, element) in elements.enumerated() {
+            let elementBytes = JSONWriter.bytes(element)
+            if elementBytes.count > limits.maxDocumentBytes {
+                problems.append(
+                    Problem(
+                        pointer: JSONPointer(tokens: [String(i)]), code: .tooLarge,
+                        message: "document is \(elementBytes.count) bytes, more than the limit of \(limits.maxDocumentBytes)"))
+                continue
+            }
+            let result = SequenceLoader.load(
+                document: element, sourceBytes: elementBytes, at: JSONPointer(tokens: [String(i)]), limits: limits)
+            problems += result.problems
+            if let sequence = result.sequence { compiled.append((sequence, elementBytes)) }
+        }
+        if !problems.isEmpty {
+            throw StepwiseError(
+                .sequenceInvalid, SequenceInvalidError(problems: problems).description,
+                context: ["problems": .array(problems.map(\.jsonValue))])
+        }
+        let missing = Set(compiled.flatMap { $0.0.handlerNames }).filter { handlers[$0] == nil }.sorted()
+        if !missing.isEmpty {
+            throw StepwiseError(
+                .unregisteredHandler, "the sequences use unregistered handlers: \(missing.joined(separator: ", "))",
+                context: ["handlers": .array(missing.map(JSONValue.string))])
+        }
+        var batch = StoreBatch()
+        var fresh: [(SequenceKey, StoredSequence, CompiledSequence)] = []
+        for (sequence, bytes) in compiled {
+            let key = SequenceKey(name: sequence.name, version: sequence.version)
+            let digest = SHA256.hexDigest(of: bytes)
+            if let existing = sequences[key] ?? fresh.first(where: { $0.0 == key })?.1 {
+                if existing.sha256 == digest { continue }
+                throw StepwiseError(.conflict, "sequence \(key) is already stored with different content")
+            }
+            let stored = StoredSequence(key: key, isDeprecated: sequence.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
+            batch.sequences.append((stored, bytes))
+            fresh.append((key, stored, sequence))
+        }
+        guard !fresh.isEmpty else { return 0 }
+        let limit = Int(configuration.maxStoredSequences)
+        if limit > 0 && sequences.count + fresh.count > limit {
+            throw StepwiseError(
+                .resourceLimit, "storing \(fresh.count) versions would exceed maxStoredSequences (\(limit))",
+                context: ["limit": .integer(Int64(limit))])
+        }
+        try store.commit(batch)
+        for (key, stored, sequence) in fresh {
+            sequences[key] = stored
+            programs[key] = SequenceProgram(sequence)
+        }
+        return fresh.count
+    }
+}

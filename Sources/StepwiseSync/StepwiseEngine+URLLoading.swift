@@ -1,0 +1,60 @@
+public import Foundation
+public import StepwiseExecution
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Supplies the bearer token for authenticated downloads.
+public protocol TokenProvider: Sendable {
+    /// The current token.
+    func currentToken() async throws -> String
+    /// A fresh token after a 401.
+    func refreshToken() async throws -> String
+}
+
+extension StepwiseEngine {
+    /// Downloads a JSON array of sequences and loads it all-or-nothing (SEMANTICS §6.5): GET
+    /// `url` (or `sequencesUrl`), https only (loopback http with `allowInsecureLocalhost`), no
+    /// redirects, body ≤ 5 MiB, bounded by `operationTimeoutMs`; on a 401 the token is refreshed
+    /// once. Unsigned: prefer signed-manifest sync in production.
+    ///
+    /// - Returns: the number of versions newly stored.
+    /// - Throws: ``StepwiseError`` `invalidInput` (no or bad URL), `network`, `unauthorized`, and
+    ///   everything ``loadSequences(jsonArray:)`` throws.
+    public func loadSequences(from url: URL? = nil, tokenProvider: (any TokenProvider)? = nil) async throws -> Int {
+        guard let target = url ?? URL(string: configuration.sequencesUrl), !(url == nil && configuration.sequencesUrl.isEmpty)
+        else { throw StepwiseError(.invalidInput, "no URL given and sequencesUrl is empty") }
+        let scheme = target.scheme?.lowercased() ?? ""
+        let host = target.host?.lowercased() ?? ""
+        guard scheme == "https" || (scheme == "http" && configuration.allowInsecureLocalhost && (host == "localhost" || host == "127.0.0.1"))
+        else { throw StepwiseError(.invalidInput, "sequences URL must use https") }
+        let transport = URLSessionSyncTransport()
+        var token = try await tokenProvider?.currentToken()
+        for attempt in 0..<2 {
+            var headers: [String: String] = [:]
+            if let token { headers["authorization"] = "Bearer \(token)" }
+            let (status, body) = try await transport.get(target, headers: headers, timeoutMs: configuration.operationTimeoutMs, maxBytes: 5 * 1_048_576)
+            if status == 401, attempt == 0, let provider = tokenProvider {
+                token = try await provider.refreshToken()
+                continue
+            }
+            if status == 401 || status == 403 { throw StepwiseError(.unauthorized, "the sequences URL answered HTTP \(status)") }
+            guard (200..<300).contains(status) else { throw StepwiseError(.network, "the sequences URL answered HTTP \(status)") }
+            return try loadSequences(jsonArray: body)
+        }
+        throw StepwiseError(.unauthorized, "the sequences URL refused the refreshed token")
+    }
+}
+
+extension URLSessionSyncTransport {
+    /// GETs `url`; the body is refused when larger than `maxBytes`.
+    func get(_ url: URL, headers: [String: String], timeoutMs: UInt64, maxBytes: Int) async throws -> (Int, [UInt8]) {
+        var request = URLRequest(url: url, timeoutInterval: Double(timeoutMs) / 1000)
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        let (data, response) = try await sessionData(for: request)
+        if data.count > maxBytes {
+            throw StepwiseError(.network, "the response is \(data.count) bytes, more than the limit of \(maxBytes)")
+        }
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
+    }
+}
