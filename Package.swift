@@ -160,7 +160,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseCommandsTests",
-            dependencies: ["StepwiseCommands", "Stepwise"],
+            dependencies: [
+                "StepwiseCommands", "Stepwise", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

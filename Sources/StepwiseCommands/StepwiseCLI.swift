@@ -8,7 +8,12 @@ public struct StepwiseCLI: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "stepwise",
         abstract: "Run server-pushed workflows durably, and check them before they ship.",
-        subcommands: [ValidateCommand.self, DescribeCommand.self, EvalCommand.self, ConformanceCommand.self, CrashChildCommand.self]
+        subcommands: [
+            ValidateCommand.self, DescribeCommand.self, EvalCommand.self, ConformanceCommand.self, CrashChildCommand.self, TortureCommand.self, TortureChildCommand.self,
+            KeygenCommand.self, PublishCommand.self, VerifyManifestCommand.self,
+            DemoCommand.self, RunCommand.self, ResumeCommand.self, InstancesCommand.self, ShowCommand.self,
+            CompleteCommand.self, CancelCommand.self, DeadLettersCommand.self,
+        ]
     )
 
     public init() {}

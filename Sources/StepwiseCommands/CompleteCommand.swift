@@ -1,0 +1,74 @@
+public import ArgumentParser
+import Stepwise
+
+/// `stepwise complete ID STEP VALUE`: answers an open `wait_for_input` (SEMANTICS §2.9).
+///
+/// VALUE is JSON when it parses as JSON, else text; the engine receives `{"value": VALUE}`.
+/// Exit status: 0 accepted, 1 refused by the engine (nothing changed), 2 unusable input.
+public struct CompleteCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "complete",
+        abstract: "Answer a step that waits for input.",
+        discussion: """
+            VALUE is JSON when it parses as JSON (true, 42, ["news"], "quoted"), else plain text; the engine \
+            receives {"value": VALUE}. The instance moves on the next time an engine runs it \
+            (`stepwise resume ID`). Exit status: 0 accepted, 1 refused (nothing changed), 2 unusable input.
+            """
+    )
+
+    @Argument(help: "The instance id, or a unique prefix of it.")
+    var id: String
+
+    @Argument(help: "The waiting step's id.")
+    var step: String
+
+    @Argument(help: "The answer: JSON or text.")
+    var value: String
+
+    @Option(
+        help: ArgumentHelp("Which wait, when several of the step are open (default: the oldest).", valueName: "wait-id")
+    )
+    var waitId: String?
+
+    @OptionGroup var database: DatabaseOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let output = await execute()
+        let code = output.emit()
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Records the answer.
+    func execute() async -> CommandOutput {
+        let opened: OpenedDatabase
+        do {
+            opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: true)
+        } catch {
+            return error.output
+        }
+        let output: CommandOutput
+        do {
+            let instance = try await resolveInstanceID(id, on: opened.engine)
+            let answer = answerValue(value)
+            do {
+                try await opened.engine.completeStep(
+                    instanceId: instance, stepId: step, output: ["value": answer], waitId: waitId)
+            } catch {
+                throw CommandFailure.engine(error)
+            }
+            let db = DatabaseOptions.flag(for: database.db)
+            output = CommandOutput(
+                standardOutput:
+                    "recorded: step '\(step)' of instance \(instance) answered \(JSONWriter.string(answer))\n"
+                    + "continue with: stepwise resume \(instance)\(db)\n")
+        } catch let failure as CommandFailure {
+            output = failure.output
+        } catch {
+            output = CommandFailure("\(error)", exitCode: 2).output
+        }
+        await opened.close()
+        return output
+    }
+}

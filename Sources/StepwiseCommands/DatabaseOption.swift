@@ -1,0 +1,177 @@
+public import ArgumentParser
+import Foundation
+import Stepwise
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `--db PATH` option every engine command takes.
+public struct DatabaseOptions: ParsableArguments {
+    /// The default database file, relative to the working directory.
+    static let defaultPath = "stepwise.db"
+
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "path"))
+    var db: String = DatabaseOptions.defaultPath
+
+    public init() {}
+
+    /// The `--db` argument to repeat in printed commands (empty for the default database).
+    static func flag(for path: String) -> String {
+        path == defaultPath ? "" : " --db \(shellQuoted(path))"
+    }
+}
+
+/// A command failure with its message and exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    var exitCode: Int32
+    /// Lines printed after the message (what to do next).
+    var hint: String?
+
+    init(_ message: String, exitCode: Int32, hint: String? = nil) {
+        self.message = message
+        self.exitCode = exitCode
+        self.hint = hint
+    }
+
+    var description: String { message }
+
+    /// The failure as a command's output.
+    var output: CommandOutput {
+        CommandOutput(standardError: "error: \(message)\n" + (hint.map { $0 + "\n" } ?? ""), exitCode: exitCode)
+    }
+
+    /// An engine error refused by the engine (exit 1), or a storage failure (exit 2).
+    static func engine(_ error: StepwiseError) -> CommandFailure {
+        let unusable: Set<StepwiseError.Code> = [.storage, .shutdown, .timeout]
+        return CommandFailure(error.message, exitCode: unusable.contains(error.code) ? 2 : 1)
+    }
+}
+
+/// An engine opened on a database file, with the file lock that keeps other `stepwise`
+/// processes from running a second engine on it.
+final class OpenedDatabase {
+    let engine: StepwiseEngine
+    let path: String
+    /// Handler names used by every stored sequence version.
+    let storedHandlerNames: Set<String>
+    private let lock: DatabaseLock?
+
+    private init(engine: StepwiseEngine, path: String, storedHandlerNames: Set<String>, lock: DatabaseLock?) {
+        self.engine = engine
+        self.path = path
+        self.storedHandlerNames = storedHandlerNames
+        self.lock = lock
+    }
+
+    /// Opens the engine on `path`.
+    ///
+    /// - Parameters:
+    ///   - mustExist: refuse a missing file instead of creating an empty database.
+    ///   - exclusive: take the database's lock file so no other `stepwise` process runs an
+    ///     engine on it at the same time (the engine must be the store's only writer).
+    /// - Throws: ``CommandFailure`` with exit status 2.
+    static func open(
+        _ path: String, mustExist: Bool, exclusive: Bool, configuration: EngineConfiguration = EngineConfiguration()
+    ) throws(CommandFailure) -> OpenedDatabase {
+        if mustExist && !FileManager.default.fileExists(atPath: path) {
+            throw CommandFailure(
+                "no database at \(path)", exitCode: 2,
+                hint: "Start an instance with `stepwise run FILE.json` first, or pass --db PATH.")
+        }
+        let lock = exclusive ? try DatabaseLock.acquire(for: path) : nil
+        do {
+            let store = try SQLiteExecutionStore(path: path, durability: configuration.durability)
+            var names: Set<String> = []
+            for stored in try store.storedSequences() {
+                guard let bytes = try store.sequenceBytes(stored.key) else { continue }
+                let result = SequenceLoader.load(bytes, limits: SequenceLimits(maxDocumentBytes: Int.max))
+                names.formUnion(result.sequence?.handlerNames ?? [])
+            }
+            let engine = try StepwiseEngine(store: store, configuration: configuration)
+            return OpenedDatabase(engine: engine, path: path, storedHandlerNames: names, lock: lock)
+        } catch {
+            throw CommandFailure(error.message, exitCode: 2)
+        }
+    }
+
+    /// Shuts the engine down and releases the lock.
+    ///
+    /// An engine opened without the lock only read: it is dropped without `shutdown()`, whose
+    /// final pass may run housekeeping and write while another command's engine owns the file.
+    func close() async {
+        guard let lock else { return }
+        await engine.shutdown()
+        lock.release()
+    }
+}
+
+/// An advisory lock (`flock`) on `<database>.lock`, held while a command runs an engine.
+final class DatabaseLock: Sendable {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Takes the lock without waiting.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 2) when another process holds it.
+    static func acquire(for databasePath: String) throws(CommandFailure) -> DatabaseLock {
+        let lockPath = databasePath + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CommandFailure("cannot create \(lockPath): \(String(cString: strerror(errno)))", exitCode: 2)
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            close(fd)
+            throw CommandFailure(
+                "\(databasePath) is in use by another stepwise command", exitCode: 2,
+                hint: "Stop it first (Ctrl-C), or pass another --db PATH.")
+        }
+        return DatabaseLock(descriptor: fd)
+    }
+
+    /// Releases the lock (idempotent through `close`).
+    func release() {
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}
+
+/// Finds an instance by its full id or by an unambiguous prefix of it (as `show` prints them).
+///
+/// - Throws: ``CommandFailure``: exit 1 when no instance or several match, 2 for storage errors.
+func resolveInstanceID(_ text: String, on engine: StepwiseEngine) async throws(CommandFailure) -> InstanceID {
+    if let id = InstanceID(rawValue: text) { return id }
+    let prefix = text.lowercased()
+    guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+        throw CommandFailure(
+            "'\(text)' is not an instance id", exitCode: 2, hint: "List them with `stepwise instances`.")
+    }
+    var matches: [InstanceID] = []
+    var cursor: String?
+    repeat {
+        let page: Page<InstanceSummary>
+        do {
+            page = try await engine.instances(limit: 500, after: cursor)
+        } catch {
+            throw CommandFailure.engine(error)
+        }
+        matches += page.items.map(\.instanceId).filter { $0.rawValue.hasPrefix(prefix) }
+        cursor = page.nextCursor
+    } while cursor != nil && matches.count < 2
+    switch matches.count {
+    case 0: throw CommandFailure("no instance id starts with '\(text)'", exitCode: 1)
+    case 1: return matches[0]
+    default: throw CommandFailure("'\(text)' matches several instances; give more of the id", exitCode: 1)
+    }
+}
+
+/// `text` quoted for a POSIX shell when it needs it.
+func shellQuoted(_ text: String) -> String {
+    let safe = text.allSatisfy { $0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0) }
+    if safe && !text.isEmpty { return text }
+    return "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+}

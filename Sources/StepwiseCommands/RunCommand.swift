@@ -1,0 +1,96 @@
+public import ArgumentParser
+import Stepwise
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `stepwise run FILE`: loads a sequence, starts an instance and follows it with a live timeline.
+///
+/// Exit status: 0 completed, 1 failed or cancelled, 2 unusable input, 3 stopped while waiting
+/// (no answer available), 130 stopped by Ctrl-C.
+public struct RunCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a sequence on the local database and follow it step by step.",
+        discussion: """
+            Loads FILE into the database, starts an instance and runs the engine with a live timeline. \
+            Handlers: the engine's built-ins (noop, log, echo, sleep, set, fail), scripted responses from \
+            --handlers (the conformance format: {"handler": [{"output": …}, {"fail": "…"}, …]}), and {} for any \
+            other name. At a wait_for_input step the answer comes from --answer STEP=VALUE or is asked at the \
+            terminal; without either the run stops and prints how to continue. Ctrl-C stops cleanly and \
+            `stepwise resume ID` continues. Exit status: 0 completed, 1 failed or cancelled, 2 unusable input, \
+            3 stopped while waiting, 130 stopped by Ctrl-C.
+            """
+    )
+
+    @Argument(help: "The sequence file (JSON).")
+    var file: String
+
+    @Option(help: ArgumentHelp("context.data for the instance: a JSON object.", valueName: "json"))
+    var input: String?
+
+    @Option(name: .customLong("handlers"), help: ArgumentHelp("Scripted handler responses (JSON).", valueName: "file"))
+    var handlersFile: String?
+
+    @Option(
+        name: .customLong("answer"),
+        help: ArgumentHelp("Answer a wait_for_input step; VALUE is JSON or text. Repeatable.", valueName: "step=value"))
+    var answers: [String] = []
+
+    @Option(
+        name: .customLong("load"),
+        help: ArgumentHelp("Load another sequence first (a sub_sequence target). Repeatable.", valueName: "file"))
+    var extraFiles: [String] = []
+
+    @Flag(help: "Print a JSON summary on standard output; the timeline goes to standard error.")
+    var json = false
+
+    @OptionGroup var database: DatabaseOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let console = RunConsole(timelineOnStandardError: json, isStreaming: true)
+        let terminal = TerminalInput.standardInput()
+        let interrupt = InterruptSignal.install(input: terminal, console: console)
+        let output = await execute(console: console, input: terminal, canAsk: isatty(0) == 1)
+        interrupt.remove()
+        let code = output.emit()
+        if code != 0 { throw ExitCode(code) }
+    }
+
+    /// Runs the command with the given terminal (tests pass scripted input and a collecting console).
+    func execute(
+        console: RunConsole, input terminal: TerminalInput, canAsk: Bool, setup: HandlerSetup = HandlerSetup(),
+        configuration: EngineConfiguration = EngineConfiguration()
+    ) async -> CommandOutput {
+        let launch: SequenceLaunch
+        do {
+            var setup = setup
+            if let handlersFile { setup.script = try HandlerScript.load(path: handlersFile) }
+            launch = SequenceLaunch(
+                sequence: try .file(file),
+                extraSequences: try extraFiles.map { path throws(CommandFailure) in try .file(path) },
+                input: try Self.parseInput(input), setup: setup, answers: try AnswerBook.parse(answers),
+                databasePath: database.db, json: json, configuration: configuration)
+        } catch {
+            return error.output
+        }
+        return await launch.perform(console: console, input: terminal, canAsk: canAsk)
+    }
+
+    /// `--input`: a JSON object.
+    static func parseInput(_ text: String?) throws(CommandFailure) -> JSONObject {
+        guard let text else { return JSONObject() }
+        guard let value = try? JSONParser.parse(text) else {
+            throw CommandFailure("--input is not valid JSON", exitCode: 2)
+        }
+        guard case .object(let object) = value else {
+            throw CommandFailure("--input must be a JSON object, got \(value.typeName)", exitCode: 2)
+        }
+        return object
+    }
+}

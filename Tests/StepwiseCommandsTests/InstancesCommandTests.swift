@@ -1,0 +1,151 @@
+import ArgumentParser
+import Stepwise
+@testable import StepwiseCommands
+import Testing
+
+@Suite("stepwise instances, show, complete, cancel")
+struct InstancesCommandTests {
+    /// A database with one waiting `approval` instance; returns its id.
+    private func waitingInstance(in workspace: CLIWorkspace) async throws -> String {
+        let file = try workspace.write(TestSequences.approval, to: "approval.json")
+        let output = try await workspace.run([file, "--input", #"{"user": "ada"}"#])
+        return try #require(CLIWorkspace.instanceID(in: output.standardOutput))
+    }
+
+    @Test func instancesListsNewestFirstWithFilters() async throws {
+        let workspace = try CLIWorkspace()
+        let waiting = try await waitingInstance(in: workspace)
+        let failingFile = try workspace.write(TestSequences.failing, to: "failing.json")
+        let failed = try #require(CLIWorkspace.instanceID(in: try await workspace.run([failingFile]).standardOutput))
+
+        let all = try await InstancesCommand.parse(["--db", workspace.database]).execute(now: SystemClock().now())
+        #expect(all.exitCode == 0)
+        let lines = all.standardOutput.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ID ") == true)
+        #expect(lines[1].hasPrefix(failed) && lines[1].contains("failed") && lines[1].contains("failing v1"))
+        #expect(lines[2].hasPrefix(waiting) && lines[2].contains("waiting") && lines[2].contains("decide"))
+
+        let filtered = try await InstancesCommand.parse(["--state", "waiting,paused", "--db", workspace.database]).execute(now: 0)
+        #expect(filtered.standardOutput.contains(waiting) && !filtered.standardOutput.contains(failed))
+
+        let json = try await InstancesCommand.parse(["--json", "--sequence", "failing", "--db", workspace.database]).execute(now: 0)
+        let report = try JSONParser.parse(json.standardOutput)
+        #expect(report["instances"]?.arrayValue?.count == 1)
+        #expect(report["instances"]?[0]?["id"] == .string(failed))
+        #expect(report["instances"]?[0]?["error"] == "step 'charge' failed: card declined")
+        #expect(report["has_more"] == false)
+
+        #expect(throws: (any Error).self) { try InstancesCommand.parse(["--state", "sleeping"]) }
+    }
+
+    @Test func showOfAWaitingInstanceExplainsWhyItIsNotRunning() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let output = try await workspace.show(String(id.prefix(6)))
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        let text = output.standardOutput
+        #expect(text.hasPrefix("approval v1 · instance \(id)"))
+        #expect(text.contains("state         waiting"))
+        #expect(text.contains("why isn't it running?\n  - step 'decide' waits for input\n"))
+        #expect(text.contains("open waits\n  decide  Ship it?\n    1) Yes → yes\n    2) No → no\n"))
+        #expect(text.contains("the answer is stored in context.data.decision"))
+        #expect(text.contains("answer: stepwise complete \(id) decide yes --db \(workspace.database)"))
+        #expect(text.contains("✓ prepare                 "))
+        #expect(text.contains("attempt 1"))
+        #expect(text.contains(#""user":"ada""#))
+    }
+
+    @Test func showJSONHasAttemptsWaitsAndReasons() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let output = try await workspace.show(id, json: true)
+        let report = try JSONParser.parse(output.standardOutput)
+        #expect(report["id"] == .string(id))
+        #expect(report["state"] == "waiting")
+        #expect(report["waiting_reasons"] == ["step 'decide' waits for input"])
+        #expect(report["waits"]?[0]?["step_id"] == "decide")
+        #expect(report["waits"]?[0]?["choices"]?[1] == ["label": "No", "value": "no"])
+        #expect(report["attempts"]?[0]?["step_id"] == "prepare")
+        #expect(report["attempts"]?[0]?["params"] == ["n": 1])
+        #expect(report["attempts"]?[0]?["idempotency_key"] == .string("\(id):prepare:_:1"))
+        #expect(report["data"]?["user"] == "ada")
+    }
+
+    @Test func showOfAFailedInstanceShowsTheError() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.failing, to: "failing.json")
+        let id = try #require(CLIWorkspace.instanceID(in: try await workspace.run([file]).standardOutput))
+        let text = try await workspace.show(id).standardOutput
+        #expect(text.contains("error         step 'charge' failed: card declined (block charge, code declined)"))
+        #expect(text.contains("✗ charge"))
+        #expect(!text.contains("why isn't it running?"))
+    }
+
+    @Test func showOfAnUnknownInstanceExitsOne() async throws {
+        let workspace = try CLIWorkspace()
+        _ = try await waitingInstance(in: workspace)
+        let unknown = try await workspace.show("00000000-0000-4000-8000-000000000000")
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.standardError.contains("not found"))
+        let noPrefix = try await workspace.show("ffffffff")
+        #expect(noPrefix.exitCode == 1)
+        #expect(noPrefix.standardError.contains("no instance id starts with 'ffffffff'"))
+        let notAnID = try await workspace.show("zz")
+        #expect(notAnID.exitCode == 2)
+    }
+
+    @Test func completeRecordsTheAnswerAndResumeContinues() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let output = try await CompleteCommand.parse([id, "decide", "no", "--db", workspace.database]).execute()
+        #expect(output.exitCode == 0)
+        #expect(output.standardOutput.contains("recorded: step 'decide' of instance \(id) answered \"no\""))
+        #expect(output.standardOutput.contains("continue with: stepwise resume \(id) --db \(workspace.database)"))
+        let resumed = try await workspace.resume([id])
+        #expect(resumed.exitCode == 0)
+        #expect(try await workspace.show(id, json: true).standardOutput.contains(#""decision": "no""#))
+    }
+
+    @Test func completeErrorsCarryTheEnginesMessage() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        func complete(_ arguments: [String]) async throws -> CommandOutput {
+            try await CompleteCommand.parse(arguments + ["--db", workspace.database]).execute()
+        }
+        let wrongChoice = try await complete([id, "decide", "maybe"])
+        #expect(wrongChoice.exitCode == 1)
+        #expect(wrongChoice.standardError == "error: value 'maybe' is not one of the choices: yes, no\n")
+
+        let notWaiting = try await complete([id, "prepare", "yes"])
+        #expect(notWaiting.exitCode == 1)
+        #expect(notWaiting.standardError.contains("step 'prepare' of instance \(id) is not waiting"))
+
+        let unknown = try await complete(["00000000-0000-4000-8000-000000000000", "decide", "yes"])
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.standardError.contains("instance 00000000-0000-4000-8000-000000000000 not found"))
+
+        // Nothing changed: the wait is still open.
+        #expect(try await workspace.show(id).standardOutput.contains("open waits"))
+    }
+
+    @Test func cancelEndsAWaitingInstanceAndRefusesAFinishedOne() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let cancelled = try await CancelCommand.parse([id, "--db", workspace.database]).execute()
+        #expect(cancelled.exitCode == 0)
+        #expect(cancelled.standardOutput == "cancelled: instance \(id)\n")
+        let again = try await CancelCommand.parse([id, "--db", workspace.database]).execute()
+        #expect(again.exitCode == 1)
+        #expect(again.standardError == "error: instance \(id) is cancelled\n")
+        let late = try await CompleteCommand.parse([id, "decide", "yes", "--db", workspace.database]).execute()
+        #expect(late.exitCode == 1)
+        #expect(late.standardError.contains("is cancelled"))
+    }
+
+    @Test func readCommandsNeedAnExistingDatabase() async throws {
+        let workspace = try CLIWorkspace()
+        let output = try await InstancesCommand.parse(["--db", workspace.database]).execute(now: 0)
+        #expect(output.exitCode == 2)
+        #expect(output.standardError.contains("no database at \(workspace.database)"))
+    }
+}
