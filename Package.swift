@@ -19,6 +19,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Declared because the server imports them directly (Hummingbird brings them anyway).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // C shims: the only places that see C types.
@@ -63,8 +67,11 @@ let package = Package(
         .target(
             name: "StepwiseServer",
             dependencies: [
-                "StepwiseJSON", "StepwiseCrypto", "StepwiseSQLite",
+                "StepwiseJSON", "StepwiseCrypto", "StepwiseSQLite", "CSodium",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -145,7 +152,13 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseServerTests",
-            dependencies: ["StepwiseServer", "StepwiseJSON", .product(name: "HummingbirdTesting", package: "hummingbird")],
+            dependencies: [
+                "StepwiseServer", "StepwiseJSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
