@@ -15,6 +15,11 @@ extension StepwiseEngine {
     /// One iteration of the run loop: a pass, then sleep until woken or the next timer.
     private func loopIteration() async -> Bool {
         guard isRunning, !isCrashed else { return false }
+        // Group commit: let handler results already queued on the actor land in the inbox first,
+        // so one transaction records all of them.
+        if !inFlight.isEmpty {
+            for _ in 0..<2 { await Task.yield() }
+        }
         var progressed = false
         do {
             progressed = try runPass() > 0 || !touchedLastPass.isEmpty

@@ -13,8 +13,14 @@ public enum JSONParser {
     /// Bounds the parser enforces.
     public struct Limits: Sendable, Hashable {
         /// Deepest accepted array/object nesting (the outermost container is depth 1).
+        ///
+        /// - Important: The parser never recurses, whatever the limit, but ``JSONValue`` is
+        ///   destroyed, compared, hashed and written recursively. Limits above a few thousand
+        ///   levels let through values whose destruction can exhaust a thread's stack.
         public var maxDepth: Int
         /// Creates limits.
+        ///
+        /// - Parameter maxDepth: deepest accepted nesting; 256 by default (SEMANTICS §1.1).
         public init(maxDepth: Int = 256) { self.maxDepth = maxDepth }
     }
 
@@ -39,7 +45,15 @@ public enum JSONParser {
 
     /// Parses one JSON document from a string.
     ///
-    /// - Throws: ``JSONParseError``.
+    /// ```swift
+    /// let value = try JSONParser.parse(#"[true, null]"#)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - text: JSON text; its UTF-8 bytes are parsed.
+    ///   - limits: nesting bound.
+    /// - Returns: the value.
+    /// - Throws: ``JSONParseError`` with code `invalid_json` or `too_deep_json`. Nothing else.
     public static func parse(_ text: String, limits: Limits = Limits()) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8), limits: limits)
     }
@@ -62,20 +76,34 @@ private enum ASCII {
     static let nine: UInt8 = 0x39
 }
 
-private struct ParserState {
+/// One open array or object.
+private struct Frame {
+    let isObject: Bool
+    /// Where this container's finished members start on the value stack.
+    let valueStart: Int
+    /// Where this object's member names start on the key stack.
+    let keyStart: Int
+    /// Positions of the member names, once the object passes ``JSONObject/indexThreshold``;
+    /// handed to the finished object.
+    var index: [JSONKey: Int]?
+}
+
+private struct ParserState: ~Copyable {
     let buffer: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var position = 0
 
-    // Container stacks kept apart so appends mutate in place.
-    var isObjectStack: [Bool] = []
-    var arrays: [[JSONValue]] = []
-    var objects: [JSONObject] = []
-    var pendingKeys: [(key: String, offset: Int)] = []
+    /// Open containers, innermost last.
+    var frames: [Frame] = []
+    /// Finished members of all open containers, outermost first.
+    var values = MoveStack<JSONValue>(capacity: 64)
+    /// Member names of all open objects, outermost first.
+    var keys = MoveStack<JSONKey>(capacity: 32)
 
     init(buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.buffer = buffer
         self.maxDepth = maxDepth
+        frames.reserveCapacity(16)
     }
 
     func fail(_ message: String, at offset: Int? = nil) -> JSONParseError {
@@ -106,42 +134,32 @@ private struct ParserState {
         skipWhitespace()
         if position >= buffer.count { throw fail("empty document") }
         var value = try parseValueStart()
-        while true {
-            guard let isObject = isObjectStack.last else { break }
-            if isObject {
-                let pending = pendingKeys.removeLast()
-                objects[objects.count - 1].appendNew(key: pending.key, value: value)
+        while let isObject = frames.last?.isObject {
+            values.push(consume value)
+            skipWhitespace()
+            guard position < buffer.count else {
+                throw fail(isObject ? "unterminated object: expected ',' or '}'" : "unterminated array: expected ',' or ']'")
+            }
+            let b = buffer[position]
+            if b == ASCII.comma {
+                position += 1
                 skipWhitespace()
-                guard position < buffer.count else { throw fail("unterminated object: expected ',' or '}'") }
-                let b = buffer[position]
-                if b == ASCII.comma {
-                    position += 1
-                    skipWhitespace()
-                    try parseMemberKey()
-                    value = try parseValueStart()
-                } else if b == ASCII.closeBrace {
-                    position += 1
-                    isObjectStack.removeLast()
-                    value = .object(objects.removeLast())
-                } else {
-                    throw fail("expected ',' or '}' after an object member, found \(describeByte(at: position))")
-                }
+                if isObject { try parseMemberKey() }
+                value = try parseValueStart()
+            } else if isObject && b == ASCII.closeBrace {
+                position += 1
+                let frame = frames.removeLast()
+                let memberValues = values.popArray(from: frame.valueStart)
+                let memberKeys = keys.popArray(from: frame.keyStart)
+                value = .object(JSONObject(parsedKeys: memberKeys, values: memberValues, index: frame.index))
+            } else if !isObject && b == ASCII.closeBracket {
+                position += 1
+                let frame = frames.removeLast()
+                value = .array(values.popArray(from: frame.valueStart))
+            } else if isObject {
+                throw fail("expected ',' or '}' after an object member, found \(describeByte(at: position))")
             } else {
-                arrays[arrays.count - 1].append(value)
-                skipWhitespace()
-                guard position < buffer.count else { throw fail("unterminated array: expected ',' or ']'") }
-                let b = buffer[position]
-                if b == ASCII.comma {
-                    position += 1
-                    skipWhitespace()
-                    value = try parseValueStart()
-                } else if b == ASCII.closeBracket {
-                    position += 1
-                    isObjectStack.removeLast()
-                    value = .array(arrays.removeLast())
-                } else {
-                    throw fail("expected ',' or ']' after an array element, found \(describeByte(at: position))")
-                }
+                throw fail("expected ',' or ']' after an array element, found \(describeByte(at: position))")
             }
         }
         skipWhitespace()
@@ -151,24 +169,42 @@ private struct ParserState {
         return value
     }
 
-    /// Parses a key and its colon, leaving the position at the member's value.
+    /// Parses a key and its colon, leaving the position at the member's value; rejects a key
+    /// the innermost object already has.
     mutating func parseMemberKey() throws(JSONParseError) {
         guard position < buffer.count else { throw fail("unterminated object: expected a member name") }
         guard buffer[position] == ASCII.quote else {
             throw fail("expected a member name in double quotes, found \(describeByte(at: position))")
         }
         let keyOffset = position
-        let key = try parseString()
-        if objects[objects.count - 1].contains(key) {
-            throw fail("duplicate key '\(key)'", at: keyOffset)
+        let key = try parseKey()
+        let top = frames.count - 1
+        let keyStart = frames[top].keyStart
+        let memberCount = keys.count - keyStart
+        if frames[top].index != nil {
+            if frames[top].index!.updateValue(memberCount, forKey: key) != nil {
+                throw fail("duplicate key '\(key.string)'", at: keyOffset)
+            }
+        } else {
+            var i = keys.count - 1
+            while i >= keyStart {
+                if keys[i] == key { throw fail("duplicate key '\(key.string)'", at: keyOffset) }
+                i -= 1
+            }
+            if memberCount + 1 > JSONObject.indexThreshold {
+                var index = [JSONKey: Int](minimumCapacity: 2 * JSONObject.indexThreshold)
+                for j in 0..<memberCount { index[keys[keyStart + j]] = j }
+                index[key] = memberCount
+                frames[top].index = index
+            }
         }
         skipWhitespace()
         guard position < buffer.count, buffer[position] == ASCII.colon else {
-            throw fail("expected ':' after member name '\(key)', found \(describeByte(at: position))")
+            throw fail("expected ':' after member name '\(key.string)', found \(describeByte(at: position))")
         }
         position += 1
         skipWhitespace()
-        pendingKeys.append((key, keyOffset))
+        keys.push(key)
     }
 
     /// Parses a scalar, or opens containers until a scalar or an empty container completes.
@@ -178,29 +214,20 @@ private struct ParserState {
             let b = buffer[position]
             switch b {
             case ASCII.openBrace, ASCII.openBracket:
-                if isObjectStack.count >= maxDepth {
+                if frames.count >= maxDepth {
                     throw JSONParseError(
                         code: .tooDeep, offset: position,
                         message: "JSON nesting exceeds the limit of \(maxDepth)")
                 }
                 position += 1
                 skipWhitespace()
-                if b == ASCII.openBrace {
-                    if position < buffer.count && buffer[position] == ASCII.closeBrace {
-                        position += 1
-                        return .object(JSONObject())
-                    }
-                    isObjectStack.append(true)
-                    objects.append(JSONObject())
-                    try parseMemberKey()
-                } else {
-                    if position < buffer.count && buffer[position] == ASCII.closeBracket {
-                        position += 1
-                        return .array([])
-                    }
-                    isObjectStack.append(false)
-                    arrays.append([])
+                let isObject = b == ASCII.openBrace
+                if position < buffer.count && buffer[position] == (isObject ? ASCII.closeBrace : ASCII.closeBracket) {
+                    position += 1
+                    return isObject ? .object(JSONObject()) : .array([])
                 }
+                frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count, index: nil))
+                if isObject { try parseMemberKey() }
             case ASCII.quote:
                 return .string(try parseString())
             case UInt8(ascii: "t"):
@@ -231,6 +258,12 @@ private struct ParserState {
         position += count
     }
 
+    /// Parses a number (RFC 8259 §6) starting at `-` or a digit.
+    ///
+    /// Integers that fit `Int64` stay exact. Other numbers whose significand has at most 19
+    /// digits, is at most 2⁵³ and whose decimal exponent is within ±22 are computed exactly with
+    /// one correctly rounded multiplication or division (Clinger's fast path); the rest go
+    /// through the standard library's correctly rounded conversion.
     mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = position
         var negative = false
@@ -238,83 +271,183 @@ private struct ParserState {
             negative = true
             position += 1
         }
-        guard position < buffer.count, buffer[position] >= ASCII.zero, buffer[position] <= ASCII.nine else {
+        guard position < buffer.count, Self.isDigit(buffer[position]) else {
             throw fail("invalid number: expected a digit", at: start)
         }
-        var magnitude: UInt64 = 0
-        var overflow = false
+        // All significant digits, as long as they fit.
+        var mantissa: UInt64 = 0
+        var mantissaExact = true
         if buffer[position] == ASCII.zero {
             position += 1
-            if position < buffer.count, buffer[position] >= ASCII.zero, buffer[position] <= ASCII.nine {
+            if position < buffer.count, Self.isDigit(buffer[position]) {
                 throw fail("invalid number: leading zeros are not allowed", at: start)
             }
         } else {
-            while position < buffer.count, buffer[position] >= ASCII.zero, buffer[position] <= ASCII.nine {
-                let digit = UInt64(buffer[position] - ASCII.zero)
-                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
-                let (m2, o2) = m1.addingReportingOverflow(digit)
-                if o1 || o2 { overflow = true } else { magnitude = m2 }
+            while position < buffer.count, Self.isDigit(buffer[position]) {
+                Self.accumulate(buffer[position], into: &mantissa, exact: &mantissaExact)
                 position += 1
             }
         }
         var isInteger = true
+        var fractionDigits = 0
         if position < buffer.count, buffer[position] == ASCII.dot {
             isInteger = false
             position += 1
             let fractionStart = position
-            while position < buffer.count, buffer[position] >= ASCII.zero, buffer[position] <= ASCII.nine {
+            while position < buffer.count, Self.isDigit(buffer[position]) {
+                Self.accumulate(buffer[position], into: &mantissa, exact: &mantissaExact)
                 position += 1
             }
-            if position == fractionStart { throw fail("invalid number: expected a digit after '.'", at: start) }
+            fractionDigits = position - fractionStart
+            if fractionDigits == 0 { throw fail("invalid number: expected a digit after '.'", at: start) }
         }
+        var exponent = 0
         if position < buffer.count, buffer[position] == UInt8(ascii: "e") || buffer[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
+            var exponentNegative = false
             if position < buffer.count, buffer[position] == ASCII.plus || buffer[position] == ASCII.minus {
+                exponentNegative = buffer[position] == ASCII.minus
                 position += 1
             }
             let exponentStart = position
-            while position < buffer.count, buffer[position] >= ASCII.zero, buffer[position] <= ASCII.nine {
+            while position < buffer.count, Self.isDigit(buffer[position]) {
+                // Saturate: anything this large is out of the fast path's range anyway.
+                if exponent < 1_000_000 { exponent = exponent * 10 + Int(buffer[position] - ASCII.zero) }
                 position += 1
             }
             if position == exponentStart {
                 throw fail("invalid number: expected a digit in the exponent", at: start)
             }
+            if exponentNegative { exponent = -exponent }
         }
-        if isInteger && !overflow {
-            if !negative && magnitude <= UInt64(Int64.max) { return .integer(Int64(magnitude)) }
-            if negative && magnitude <= UInt64(Int64.max) + 1 {
-                return .integer(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+        if isInteger && mantissaExact {
+            if !negative && mantissa <= UInt64(Int64.max) { return .integer(Int64(mantissa)) }
+            if negative && mantissa <= UInt64(Int64.max) + 1 {
+                return .integer(mantissa == UInt64(Int64.max) + 1 ? Int64.min : -Int64(mantissa))
+            }
+        }
+        if mantissaExact && mantissa <= 1 << 53 {
+            let decimalExponent = exponent - fractionDigits
+            if decimalExponent >= -22 && decimalExponent <= 22 {
+                var d = Double(mantissa)
+                if decimalExponent >= 0 {
+                    d *= Self.exactPowersOfTen[decimalExponent]
+                } else {
+                    d /= Self.exactPowersOfTen[-decimalExponent]
+                }
+                return .double(negative ? -d : d)
             }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<position]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
-            throw fail("number \(text) is out of range", at: start)
+            let shown = text.utf8.count > 40 ? String(text.prefix(40)) + "…" : text
+            throw fail("number \(shown) is out of range", at: start)
         }
         return .double(d)
     }
 
+    /// 10⁰ … 10²², each exactly representable as a `Double`.
+    static let exactPowersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    @inline(__always)
+    static func isDigit(_ b: UInt8) -> Bool { b &- ASCII.zero < 10 }
+
+    @inline(__always)
+    static func accumulate(_ digit: UInt8, into mantissa: inout UInt64, exact: inout Bool) {
+        guard exact else { return }
+        let (m1, o1) = mantissa.multipliedReportingOverflow(by: 10)
+        let (m2, o2) = m1.addingReportingOverflow(UInt64(digit - ASCII.zero))
+        if o1 || o2 { exact = false } else { mantissa = m2 }
+    }
+
+    /// Parses a member name starting at its opening quote, fingerprinting it from the input
+    /// bytes when it has no escapes.
+    mutating func parseKey() throws(JSONParseError) -> JSONKey {
+        let start = position + 1
+        let string = try parseString()
+        let end = position - 1
+        if let base = buffer.baseAddress, end - start == string.utf8.count {
+            // No escapes: the bytes between the quotes are the key's bytes.
+            return JSONKey(string, bytes: UnsafeBufferPointer(start: base + start, count: end - start))
+        }
+        return JSONKey(string)
+    }
+
     /// Parses a string starting at its opening quote.
+    ///
+    /// Scans eight bytes at a time while none is a quote, a backslash or a control character;
+    /// strings with escapes take ``parseEscapedString(from:)``. Non-ASCII text is validated
+    /// once, by the standard library, and scanned again only to locate an error.
     mutating func parseString() throws(JSONParseError) -> String {
         position += 1
         let start = position
+        let end = buffer.count
+        guard let base = buffer.baseAddress else { throw fail("unterminated string", at: start - 1) }
         var sawNonASCII = false
-        while position < buffer.count {
-            let b = buffer[position]
+        while true {
+            // Eight bytes at a time; stop exactly at the first quote, backslash or control byte.
+            while position &+ 8 <= end {
+                let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+                let attention = Self.attentionMask(word)
+                if attention == 0 {
+                    if word & 0x8080_8080_8080_8080 != 0 { sawNonASCII = true }
+                    position &+= 8
+                    continue
+                }
+                // The lowest flagged byte is a true match (false positives only sit above one).
+                let bit = attention.trailingZeroBitCount
+                let before: UInt64 = (1 << UInt64(bit & ~7)) &- 1
+                if word & before & 0x8080_8080_8080_8080 != 0 { sawNonASCII = true }
+                position &+= bit >> 3
+                break
+            }
+            guard position < end else { break }
+            let b = base[position]
             if b == ASCII.quote {
-                let slice = UnsafeBufferPointer(rebasing: buffer[start..<position])
-                if sawNonASCII, let bad = Self.firstInvalidUTF8(slice) {
-                    throw fail("invalid UTF-8", at: start + bad)
+                let slice = UnsafeBufferPointer(start: base + start, count: position - start)
+                if !sawNonASCII {
+                    position += 1
+                    return String(decoding: slice, as: UTF8.self)
+                }
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw fail("invalid UTF-8", at: start + (Self.firstInvalidUTF8(slice) ?? 0))
                 }
                 position += 1
-                return String(decoding: slice, as: UTF8.self)
+                return string
             }
             if b == ASCII.backslash { return try parseEscapedString(from: start) }
-            if b < 0x20 { throw fail("unescaped control character in a string") }
+            if b < 0x20 {
+                if sawNonASCII { try checkUTF8(from: start) }
+                throw fail("unescaped control character in a string")
+            }
             if b >= 0x80 { sawNonASCII = true }
             position += 1
         }
+        if sawNonASCII { try checkUTF8(from: start) }
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// The high bit of each byte of `word` (little-endian) that may be `"`, `\\` or below 0x20;
+    /// zero exactly when none is, and the lowest set bit always marks a true match.
+    @inline(__always)
+    static func attentionMask(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quotes = word ^ (ones &* 0x22)
+        let backslashes = word ^ (ones &* 0x5C)
+        let hasQuote = (quotes &- ones) & ~quotes
+        let hasBackslash = (backslashes &- ones) & ~backslashes
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl) & 0x8080_8080_8080_8080
+    }
+
+    /// Throws `invalid UTF-8` at the first ill-formed sequence between `from` and the position.
+    func checkUTF8(from: Int) throws(JSONParseError) {
+        let slice = UnsafeBufferPointer(rebasing: buffer[from..<position])
+        if let bad = Self.firstInvalidUTF8(slice) { throw fail("invalid UTF-8", at: from + bad) }
     }
 
     /// Slow path for strings with escapes: rebuilds the bytes.
@@ -322,26 +455,25 @@ private struct ParserState {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(position - start + 16)
         var segmentStart = start
-        func flush(_ state: ParserState, _ bytes: inout [UInt8], _ from: Int) throws(JSONParseError) {
-            let slice = UnsafeBufferPointer(rebasing: state.buffer[from..<state.position])
-            if let bad = Self.firstInvalidUTF8(slice) { throw state.fail("invalid UTF-8", at: from + bad) }
-            bytes.append(contentsOf: slice)
-        }
         while position < buffer.count {
             let b = buffer[position]
             if b == ASCII.quote {
-                try flush(self, &bytes, segmentStart)
+                try appendSegment(from: segmentStart, to: &bytes)
                 position += 1
                 return String(decoding: bytes, as: UTF8.self)
             }
-            if b < 0x20 { throw fail("unescaped control character in a string") }
+            if b < 0x20 {
+                try checkUTF8(from: segmentStart)
+                throw fail("unescaped control character in a string")
+            }
             if b != ASCII.backslash {
                 position += 1
                 continue
             }
-            try flush(self, &bytes, segmentStart)
+            try appendSegment(from: segmentStart, to: &bytes)
             let escapeStart = position
             position += 1
+            segmentStart = position
             guard position < buffer.count else { break }
             let e = buffer[position]
             position += 1
@@ -376,7 +508,14 @@ private struct ParserState {
             }
             segmentStart = position
         }
+        try checkUTF8(from: segmentStart)
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// Appends the raw bytes from `from` to the position, after checking they are UTF-8.
+    func appendSegment(from: Int, to bytes: inout [UInt8]) throws(JSONParseError) {
+        try checkUTF8(from: from)
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[from..<position]))
     }
 
     func hex4(_ v: UInt32) -> String {

@@ -3,6 +3,8 @@
 /// Numbers keep the distinction the wire format makes: a token without a fraction or exponent
 /// that fits in 64 bits is an ``integer``, any other number a ``double``. Equality compares
 /// numbers by value at every depth (`1 == 1.0`) and objects by key set, ignoring key order.
+/// Strings and keys compare by their Unicode scalars (UTF-8 bytes), never by Swift's canonical
+/// equivalence, so `"é"` (U+00E9) and `"e\u{301}"` differ, as they do in JSON.
 ///
 /// ```swift
 /// let value: JSONValue = ["name": "onboarding", "version": 1]
@@ -80,18 +82,31 @@ extension JSONValue {
     }
 
     /// The value as an exact `Int64`: an integer, or a double with no fractional part in range.
+    ///
+    /// ```swift
+    /// JSONValue.double(3.0).exactIntegerValue   // 3
+    /// JSONValue.double(3.5).exactIntegerValue   // nil
+    /// ```
     public var exactIntegerValue: Int64? {
         switch self {
         case .integer(let i):
             return i
         case .double(let d):
-            guard d.rounded(.towardZero) == d, d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else {
-                return nil
-            }
-            return Int64(d)
+            return JSONValue.exactInt64(d)
         default:
             return nil
         }
+    }
+
+    /// `d` as an `Int64` when it is integral and in range, else `nil` (also for NaN).
+    ///
+    /// Written without `rounded(_:)` or `Int64(exactly:)`: both call libm's `trunc`, which an
+    /// executable that links no C math library cannot resolve once the call is inlined into it.
+    @inline(__always)
+    package static func exactInt64(_ d: Double) -> Int64? {
+        guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return nil }
+        let i = Int64(d)  // truncates toward zero
+        return Double(i) == d ? i : nil
     }
 
     /// The member `key` of an object; `nil` when this is not an object or the key is absent.
@@ -109,7 +124,13 @@ extension JSONValue {
 
 extension JSONValue: Equatable {
     /// JSON equality: same type and value, recursively; numbers by value at every depth;
-    /// objects by key set regardless of order.
+    /// strings by UTF-8 bytes; objects by key set regardless of order.
+    ///
+    /// ```swift
+    /// JSONValue.integer(1) == .double(1.0)          // true
+    /// ([1, 2] as JSONValue) == [1.0, 2.0]           // true
+    /// (["a": 1, "b": 2] as JSONValue) == ["b": 2, "a": 1]  // true
+    /// ```
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -118,7 +139,7 @@ extension JSONValue: Equatable {
         case (.double(let a), .double(let b)): return a == b
         case (.integer(let a), .double(let b)), (.double(let b), .integer(let a)):
             return JSONValue.integer(a).exactlyEquals(double: b)
-        case (.string(let a), .string(let b)): return a == b
+        case (.string(let a), .string(let b)): return JSONKey.sameBytes(a, b)
         case (.array(let a), .array(let b)): return a == b
         case (.object(let a), .object(let b)): return a == b
         default: return false
@@ -128,10 +149,7 @@ extension JSONValue: Equatable {
     private func exactlyEquals(double d: Double) -> Bool {
         guard case .integer(let i) = self else { return false }
         // Compare exactly: convert the double to Int64 only when it is integral and in range.
-        guard d.rounded(.towardZero) == d, d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else {
-            return false
-        }
-        return Int64(d) == i
+        return JSONValue.exactInt64(d) == i
     }
 }
 
@@ -148,7 +166,7 @@ extension JSONValue: Hashable {
             } else {
                 hasher.combine(3); hasher.combine(d)
             }
-        case .string(let s): hasher.combine(4); hasher.combine(s)
+        case .string(let s): hasher.combine(4); JSONKey.hashBytes(of: s, into: &hasher)
         case .array(let a): hasher.combine(5); hasher.combine(a)
         case .object(let o):
             hasher.combine(6)
@@ -157,7 +175,7 @@ extension JSONValue: Hashable {
             var sum = 0
             for (k, v) in o {
                 var h = Hasher()
-                h.combine(k)
+                JSONKey.hashBytes(of: k, into: &h)
                 h.combine(v)
                 sum = sum &+ h.finalize()
             }
@@ -170,12 +188,20 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` as ``JSONValue/null``.
     public init(nilLiteral: ()) { self = .null }
+    /// `true` or `false` as ``JSONValue/bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal as ``JSONValue/integer(_:)``.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// A floating-point literal as ``JSONValue/double(_:)``.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal as ``JSONValue/string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal as ``JSONValue/array(_:)``.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal as ``JSONValue/object(_:)``, keys in literal order; a repeated key
+    /// keeps its first position and its last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var o = JSONObject(minimumCapacity: elements.count)
         for (k, v) in elements { o[k] = v }

@@ -10,7 +10,9 @@
 public enum JSONWriter {
     /// Output choices.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: Int
+        /// Options from their bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Object keys sorted by their UTF-8 bytes (canonical output).
         public static let sortedKeys = Options(rawValue: 1)
@@ -119,8 +121,8 @@ public enum JSONWriter {
             out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
             return
         }
-        if integralAsInteger, d.rounded(.towardZero) == d, abs(d) < 9_007_199_254_740_992 {
-            appendInteger(Int64(d), to: &out)
+        if integralAsInteger, abs(d) < 9_007_199_254_740_992, let i = JSONValue.exactInt64(d) {
+            appendInteger(i, to: &out)
             return
         }
         out.append(contentsOf: d.description.utf8)

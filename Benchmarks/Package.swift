@@ -1,0 +1,36 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// The same strict settings as the root package.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+// Run in release: `swift run -c release --package-path Benchmarks stepwise-benchmarks [filter] [--json]`.
+let package = Package(
+    name: "StepwiseBenchmarks",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "stepwise-benchmarks", targets: ["StepwiseBenchmarks"]),
+    ],
+    dependencies: [
+        // The root package, by path; named so the product reference does not depend on the
+        // name of the directory the repository is cloned into.
+        .package(name: "Stepwise", path: ".."),
+    ],
+    targets: [
+        // The timing and memory harness: no dependency on Stepwise.
+        .target(name: "BenchmarkHarness", swiftSettings: strictSettings),
+        // The benchmarks themselves, one file per area.
+        .executableTarget(
+            name: "StepwiseBenchmarks",
+            dependencies: [
+                "BenchmarkHarness",
+                .product(name: "Stepwise", package: "Stepwise"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)
