@@ -1,3 +1,5 @@
+import StepwiseCrypto
+
 /// Every engine setting with the defaults of SEMANTICS §6.1.
 public struct EngineConfiguration: Sendable, Hashable {
     /// How durable each commit is.
@@ -75,6 +77,20 @@ public struct EngineConfiguration: Sendable, Hashable {
             throw StepwiseError(.invalidInput, "maxSequenceSizeBytes must be between 1 and 67108864")
         }
         if operationTimeoutMs == 0 { throw StepwiseError(.invalidInput, "operationTimeoutMs must be greater than 0") }
+        if !rootPublicKey.isEmpty {
+            do {
+                _ = try Ed25519PublicKey(parsing: rootPublicKey)
+            } catch {
+                throw StepwiseError(.invalidInput, "rootPublicKey is malformed: \(error.message)")
+            }
+        }
+        for (i, key) in additionalRootPublicKeys.enumerated() {
+            do {
+                _ = try Ed25519PublicKey(parsing: key)
+            } catch {
+                throw StepwiseError(.invalidInput, "additionalRootPublicKeys[\(i)] is malformed: \(error.message)")
+            }
+        }
         if !syncUrl.isEmpty && !syncUrl.hasPrefix("https://") {
             let local = syncUrl.hasPrefix("http://localhost") || syncUrl.hasPrefix("http://127.0.0.1")
             if !(allowInsecureLocalhost && local) {

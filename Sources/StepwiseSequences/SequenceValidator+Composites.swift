@@ -5,7 +5,7 @@ extension SequenceValidator {
     // MARK: router
 
     mutating func router(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> RouterBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["routes", "default"]))
+        checkFields(object, at: pointer, known: Self.routerFields)
         let before = problems.count
         var routes: [RouterBlock.Route] = []
         var routeCount = 0
@@ -33,7 +33,7 @@ extension SequenceValidator {
             error(pointer, .wrongType, "route: expected object, got \(value.typeName)")
             return nil
         }
-        checkFields(object, at: pointer, known: ["condition", "blocks"])
+        checkFields(object, at: pointer, known: Self.routeFields)
         var expression: Expression?
         if let text = string(object, "condition", at: pointer, required: true) {
             if text.allSatisfy(\.isWhitespace) {
@@ -75,7 +75,7 @@ extension SequenceValidator {
     }
 
     mutating func parallel(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ParallelBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["branches", "fail_fast"]))
+        checkFields(object, at: pointer, known: Self.parallelFields)
         let before = problems.count
         let branches = branches(object, type: .parallel, at: pointer, depth: depth)
         let failFast = bool(object, "fail_fast", at: pointer) ?? false
@@ -84,7 +84,7 @@ extension SequenceValidator {
     }
 
     mutating func race(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> RaceBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["branches", "semantics"]))
+        checkFields(object, at: pointer, known: Self.raceFields)
         let before = problems.count
         let branches = branches(object, type: .race, at: pointer, depth: depth)
         var semantics = RaceBlock.Semantics.firstToResolve
@@ -118,10 +118,7 @@ extension SequenceValidator {
     mutating func loop(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> LoopBlock? {
         checkFields(
             object, at: pointer,
-            known: Self.commonBlockFields.union([
-                "condition", "body", "max_iterations", "break_on", "continue_on_error", "poll_interval",
-                "retain_iterations",
-            ]))
+            known: Self.loopFields)
         let before = problems.count
         var expression: Expression?
         if let text = string(object, "condition", at: pointer, required: true) {
@@ -164,9 +161,7 @@ extension SequenceValidator {
     mutating func forEach(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ForEachBlock? {
         checkFields(
             object, at: pointer,
-            known: Self.commonBlockFields.union([
-                "collection", "item_var", "index_var", "body", "max_iterations", "max_concurrency", "retain_iterations",
-            ]))
+            known: Self.forEachFields)
         let before = problems.count
         var collection: ForEachBlock.Collection?
         let text = string(object, "collection", at: pointer, required: true)
@@ -249,7 +244,7 @@ extension SequenceValidator {
     // MARK: try_catch
 
     mutating func tryCatch(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> TryCatchBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["try_block", "catch_block", "finally_block"]))
+        checkFields(object, at: pointer, known: Self.tryCatchFields)
         let before = problems.count
         let tryBlocks = blocksMember(object, "try_block", at: pointer, depth: depth + 1, required: true)
         if let tryBlocks, tryBlocks.isEmpty, case .array(let raw)? = object["try_block"], raw.isEmpty {
@@ -264,7 +259,7 @@ extension SequenceValidator {
     // MARK: sub_sequence
 
     mutating func subSequence(_ object: JSONObject, at pointer: JSONPointer) -> SubSequenceBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["sequence_name", "version", "input"]))
+        checkFields(object, at: pointer, known: Self.subSequenceFields)
         let before = problems.count
         var name: String?
         if let n = string(object, "sequence_name", at: pointer, required: true) {
@@ -298,7 +293,7 @@ extension SequenceValidator {
     // MARK: a_b_split
 
     mutating func abSplit(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ABSplitBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["variants"]))
+        checkFields(object, at: pointer, known: Self.abSplitFields)
         let before = problems.count
         guard let value = member(object, "variants", at: pointer, required: true) else { return nil }
         let vp = pointer.appending("variants")
@@ -320,7 +315,7 @@ extension SequenceValidator {
                 weightsValid = false
                 continue
             }
-            checkFields(v, at: ep, known: ["name", "weight", "blocks"])
+            checkFields(v, at: ep, known: Self.variantFields)
             var name: String?
             if let n = string(v, "name", at: ep, required: true) {
                 if n.allSatisfy(\.isWhitespace) {
@@ -368,7 +363,7 @@ extension SequenceValidator {
     // MARK: cancellation_scope
 
     mutating func cancellationScope(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> CancellationScopeBlock? {
-        checkFields(object, at: pointer, known: Self.commonBlockFields.union(["blocks"]))
+        checkFields(object, at: pointer, known: Self.scopeFields)
         let before = problems.count
         let blocks = blocksMember(object, "blocks", at: pointer, depth: depth + 1, required: true)
         if let blocks, blocks.isEmpty, case .array(let raw)? = object["blocks"], raw.isEmpty {

@@ -14,12 +14,11 @@ extension SequenceValidator {
     ]
 
     mutating func step(_ object: JSONObject, at pointer: JSONPointer) -> StepBlock? {
-        let unsupported = Set(Self.unsupportedStepFields)
         for key in Self.unsupportedStepFields where object[key] != nil {
             error(pointer.appending(key), .unsupported, "step field '\(key)' is not supported")
         }
         checkFields(
-            object, at: pointer, known: Self.stepFields.union(unsupported), ignored: Self.ignoredStepFields)
+            object, at: pointer, known: Self.stepAndUnsupportedFields, ignored: Self.ignoredStepFields)
 
         var handler: String?
         if let h = string(object, "handler", at: pointer, required: true) {
@@ -83,7 +82,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: ["duration", "jitter", "business_days_only", "holidays", "fire_at_local", "timezone"])
+            known: Self.delayFields)
         if let b = bool(sub, "business_days_only", at: p), b {
             error(p.appending("business_days_only"), .unsupported, "delay field 'business_days_only: true' is not supported")
         }
@@ -108,7 +107,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("run_when")
         let before = problems.count
-        checkFields(sub, at: p, known: ["network", "charging", "battery_not_low"])
+        checkFields(sub, at: p, known: Self.runWhenFields)
         var network = RunWhen.Network.any
         if let text = string(sub, "network", at: p) {
             if let n = RunWhen.Network(rawValue: text) {
@@ -132,7 +131,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: ["max_attempts", "initial_backoff", "max_backoff", "backoff_multiplier", "retry_if", "non_retryable_codes"])
+            known: Self.retryFields)
         let maxAttempts = integer(sub, "max_attempts", at: p, required: true)
         if let maxAttempts, maxAttempts <= 0 {
             error(p.appending("max_attempts"), .invalidRetry, "max_attempts \(maxAttempts) must be greater than 0")
@@ -192,7 +191,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("wait_for_input")
         let before = problems.count
-        checkFields(sub, at: p, known: ["prompt", "timeout", "escalation_handler", "choices", "store_as", "allow_comment"])
+        checkFields(sub, at: p, known: Self.waitForInputFields)
         let prompt = string(sub, "prompt", at: p) ?? ""
         let timeout = duration(sub, "timeout", at: p)
         var escalation: String?
@@ -242,7 +241,7 @@ extension SequenceValidator {
                 error(ep, .invalidChoices, "choice: expected object with a 'value', got \(element.typeName)")
                 continue
             }
-            checkFields(choice, at: ep, known: ["label", "value"])
+            checkFields(choice, at: ep, known: Self.choiceFields)
             let label = string(choice, "label", at: ep)
             guard case .string(let v)? = choice["value"], !v.isEmpty else {
                 let got = choice["value"].map { v in v.stringValue != nil ? "an empty string" : v.typeName } ?? "nothing"
