@@ -135,6 +135,7 @@ struct InstanceMachine {
 
     /// Starts the instance: enters the main list.
     mutating func start() {
+        log(.instanceStarted, ["sequence_name": .string(record.sequence.name), "sequence_version": .integer(Int64(record.sequence.version))])
         var root = runtime.root
         root.state = .running
         root.phase = .active

@@ -31,6 +31,8 @@ public struct JournalEntry: Sendable, Hashable {
         case hookFailed = "hook_failed"
         /// The instance was redriven.
         case instanceRedriven = "instance_redriven"
+        /// The instance started (payload: sequence name and version).
+        case instanceStarted = "instance_started"
     }
 
     /// Global, increasing sequence number (assigned by the store).

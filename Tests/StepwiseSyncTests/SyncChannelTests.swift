@@ -114,3 +114,31 @@ struct SyncChannelTests {
         await engine.shutdown()
     }
 }
+
+@Suite("Telemetry flush (SYNC.md §4)")
+struct TelemetryFlushTests {
+    @Test func lifecycleEventsAreSentOnceWithTheDevice() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("telemetry-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        var configuration = EngineConfiguration()
+        configuration.telemetryUrl = "https://telemetry.test/mobile/telemetry"
+        configuration.environment = "staging"
+        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
+        let quick = #"{"name": "q", "version": 3, "blocks": [{"type": "step", "id": "s", "handler": "noop"}]}"#
+        _ = try await engine.loadSequence(json: Array(quick.utf8))
+        try await engine.setDeviceContext(DeviceContext(deviceId: "d9", osName: "iOS", osVersion: "18", appVersion: "1.0"))
+        let id = try await engine.start("q")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
+        let transport = ScriptedTransport()
+        let result = try await engine.flushTelemetry(transport: transport)
+        #expect(result == FlushResult(sent: 4, remaining: 0))
+        let body = try #require(transport.requests.first?.body)
+        #expect(body["events"]?.arrayValue?.compactMap { $0["event_type"]?.stringValue }
+            == ["instance_started", "step_started", "step_completed", "instance_completed"])
+        let payload = try JSONParser.parse(body["events"]?[1]?["payload"]?.stringValue ?? "")
+        #expect(payload["instance_id"] == .string(id.rawValue) && payload["sequence_version"] == 3 && payload["step_id"] == "s")
+        #expect(body["device"]?["os_name"] == "iOS" && body["device"]?["environment"] == "staging")
+        #expect(try await engine.flushTelemetry(transport: transport) == FlushResult(sent: 0, remaining: 0))
+        await engine.shutdown()
+    }
+}

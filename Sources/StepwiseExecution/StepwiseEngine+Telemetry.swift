@@ -1,0 +1,67 @@
+public import StepwiseJSON
+
+/// Telemetry events waiting to be sent, and the journal position they reach.
+public struct TelemetryBatch: Sendable {
+    /// `{event_type, payload, timestamp}` objects, oldest first (SYNC.md §4).
+    public let events: [JSONValue]
+    /// Pass to ``StepwiseEngine/confirmTelemetry(through:)`` after a 2xx.
+    public let throughSequence: Int64
+    /// Events left after this batch.
+    public let remaining: Int
+}
+
+extension StepwiseEngine {
+    static let telemetryCursorKey = "telemetry.cursor"
+    static let telemetryKinds: [JournalEntry.Kind: String] = [
+        .instanceStarted: "instance_started", .instanceCompleted: "instance_completed",
+        .instanceFailed: "instance_failed", .instanceCancelled: "instance_cancelled", .stepStarted: "step_started",
+        .stepCompleted: "step_completed", .inputReceived: "step_completed", .stepFailed: "step_failed",
+    ]
+
+    /// The oldest unsent lifecycle telemetry (SYNC.md §4), read from the journal — recorded in
+    /// the same transactions as the transitions, so nothing is invented or lost by a crash.
+    /// The buffer holds at most 1000 events: beyond, the oldest are dropped down to 900. Payloads
+    /// carry ids, names, attempts, durations and error messages, never data or params.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    public func pendingTelemetry(limit: Int = 500) throws(StepwiseError) -> TelemetryBatch {
+        guard configuration.telemetryEnabled else { return TelemetryBatch(events: [], throughSequence: 0, remaining: 0) }
+        var cursor = (try store.metadata(Self.telemetryCursorKey)).flatMap(Int64.init) ?? 0
+        var entries = try store.journal(after: cursor, limit: 5000).filter { Self.telemetryKinds[$0.kind] != nil }
+        if entries.count > 1000 {
+            let dropped = entries.count - 900
+            cursor = entries[dropped - 1].sequence
+            entries.removeFirst(dropped)
+            try storeValues([(Self.telemetryCursorKey, String(cursor))])
+        }
+        var names: [InstanceID: (String, Int)] = [:]
+        var events: [JSONValue] = []
+        for entry in entries.prefix(limit) {
+            if names[entry.instance] == nil {
+                var record = live[entry.instance]?.record
+                if record == nil { record = try store.loadInstance(entry.instance)?.0 }
+                names[entry.instance] = record.map { ($0.sequence.name, $0.sequence.version) } ?? ("", 0)
+            }
+            var payload: JSONObject = [
+                "instance_id": .string(entry.instance.rawValue), "sequence_name": .string(names[entry.instance]?.0 ?? ""),
+                "sequence_version": .integer(Int64(names[entry.instance]?.1 ?? 0)),
+            ]
+            if let step = entry.stepID { payload["step_id"] = .string(step) }
+            if let attempt = entry.attempt { payload["attempt"] = .integer(Int64(attempt)) }
+            if let error = entry.payload["error"]?.stringValue { payload["error"] = .string(error) }
+            events.append([
+                "event_type": .string(Self.telemetryKinds[entry.kind] ?? ""), "payload": .string(JSONWriter.string(.object(payload))),
+                "timestamp": .string(Timestamp.rfc3339(entry.at)),
+            ])
+        }
+        let through = entries.prefix(limit).last?.sequence ?? cursor
+        return TelemetryBatch(events: events, throughSequence: through, remaining: max(0, entries.count - events.count))
+    }
+
+    /// Marks telemetry up to `through` as sent.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    public func confirmTelemetry(through: Int64) throws(StepwiseError) {
+        try storeValues([(Self.telemetryCursorKey, String(through))])
+    }
+}

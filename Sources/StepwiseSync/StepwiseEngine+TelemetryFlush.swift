@@ -1,0 +1,49 @@
+public import Foundation
+public import StepwiseExecution
+import StepwiseJSON
+
+/// What a telemetry flush did.
+public struct FlushResult: Sendable, Hashable {
+    /// Events sent and acknowledged.
+    public let sent: Int
+    /// Events still buffered.
+    public let remaining: Int
+    /// Creates a result.
+    public init(sent: Int, remaining: Int) {
+        self.sent = sent
+        self.remaining = remaining
+    }
+}
+
+extension StepwiseEngine {
+    /// Sends the oldest ≤ 500 telemetry events (SYNC.md §4) to `endpoint` (or `telemetryUrl`)
+    /// with the channel headers; a 2xx deletes exactly the sent events.
+    ///
+    /// - Throws: ``StepwiseError`` `invalidInput` (no endpoint, or not https), `network`,
+    ///   `unauthorized`, `storage`.
+    public func flushTelemetry(endpoint: URL? = nil, transport: any SyncHTTPTransport = URLSessionSyncTransport()) async throws
+        -> FlushResult
+    {
+        guard let url = endpoint ?? URL(string: configuration.telemetryUrl), !(endpoint == nil && configuration.telemetryUrl.isEmpty)
+        else { throw StepwiseError(.invalidInput, "no telemetry endpoint given and telemetryUrl is empty") }
+        let host = url.host?.lowercased() ?? ""
+        guard url.scheme == "https" || (url.scheme == "http" && configuration.allowInsecureLocalhost && (host == "localhost" || host == "127.0.0.1"))
+        else { throw StepwiseError(.invalidInput, "the telemetry endpoint must use https") }
+        let batch = try await pendingTelemetry(limit: 500)
+        guard !batch.events.isEmpty else { return FlushResult(sent: 0, remaining: 0) }
+        let device = try await deviceContext() ?? DeviceContext()
+        var deviceJSON = device.jsonValue(environment: configuration.environment)
+        if device.deviceId.isEmpty, case .object(var o) = deviceJSON {
+            o["device_id"] = .string(configuration.deviceId)
+            deviceJSON = .object(o)
+        }
+        let body: JSONValue = ["events": .array(batch.events), "device": deviceJSON]
+        var headers = ["content-type": "application/json", "x-device-id": configuration.deviceId]
+        if !configuration.syncApiKey.isEmpty { headers["x-api-key"] = configuration.syncApiKey }
+        let (status, _) = try await transport.post(url, headers: headers, body: JSONWriter.bytes(body), timeoutMs: configuration.operationTimeoutMs)
+        if status == 401 || status == 403 { throw StepwiseError(.unauthorized, "telemetry answered HTTP \(status)") }
+        guard (200..<300).contains(status) else { throw StepwiseError(.network, "telemetry answered HTTP \(status)") }
+        try await confirmTelemetry(through: batch.throughSequence)
+        return FlushResult(sent: batch.events.count, remaining: batch.remaining)
+    }
+}
