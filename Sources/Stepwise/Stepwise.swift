@@ -22,7 +22,10 @@ extension StepwiseEngine {
         clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil
     ) throws(StepwiseError) {
         try configuration.validate()
-        let store = try SQLiteExecutionStore(path: databasePath, durability: configuration.durability)
+        // operationTimeoutMs bounds how long a call waits for another process's database lock.
+        let store = try SQLiteExecutionStore(
+            path: databasePath, durability: configuration.durability,
+            busyTimeoutMs: Int(clamping: configuration.operationTimeoutMs))
         let channel = configuration.syncUrl.isEmpty ? nil : try SyncChannel(configuration: configuration)
         try self.init(store: store, configuration: configuration, clock: clock, randomSeed: randomSeed, syncChannel: channel)
     }
