@@ -172,6 +172,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "StepwiseHostileTests",
+            dependencies: ["Stepwise", "StepwiseTesting"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "StepwiseCommandsTests",
             dependencies: [
                 "StepwiseCommands", "Stepwise", .product(name: "ArgumentParser", package: "swift-argument-parser"),

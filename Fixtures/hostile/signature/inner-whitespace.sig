@@ -1,0 +1,2 @@
+lO53APtgBXYfG03/OlLAJLo49cmxxvcjh9tBKcET
+l2HP9iMCIpz1C0D+Y+i+x5dn2ijx25dWxok+9dKkcBV2BA==

@@ -1,0 +1,1 @@
+lO53APtgBXéG03/OlLAJLo49cmxxvcjh9tBKcETl2HP9iMCIpz1C0D+Y+i+x5dn2ijx25dWxok+9dKkcBV2BA==
