@@ -173,7 +173,12 @@ struct RunSession {
         }
         let indents = self.indents
         let batch = fresh.sorted { $0.sequence < $1.sequence }
-        for line in renderer?.lines(for: batch, indent: { indents[$0] ?? "" }) ?? [] { console.line(line) }
+        // Mutate a local copy rather than through optional chaining inside this async mutating
+        // method (one crash was traced to the optional-chained call).
+        guard var current = renderer else { return }
+        let lines = current.lines(for: batch, indent: { indents[$0] ?? "" })
+        renderer = current
+        for line in lines { console.line(line) }
     }
 
     /// Answers one open wait from the book, else at the terminal.

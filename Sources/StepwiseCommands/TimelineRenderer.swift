@@ -125,6 +125,8 @@ struct TimelineRenderer {
             out.append(instanceLine(entry, indent, style.red("! \(hook) failed: \(error)")))
         case .instanceRedriven:
             out.append(instanceLine(entry, indent, "↻ redriven"))
+        case .instanceStarted:
+            break
         }
         return out
     }
