@@ -173,7 +173,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseHostileTests",
-            dependencies: ["Stepwise", "StepwiseTesting"],
+            dependencies: ["Stepwise", "StepwiseTesting", "StepwiseCrypto"],
             swiftSettings: strictSettings
         ),
         .testTarget(
