@@ -19,6 +19,8 @@ extension StepwiseEngine {
         // so one transaction records all of them.
         if !inFlight.isEmpty {
             for _ in 0..<2 { await Task.yield() }
+            // pause() may have run meanwhile: it must never be followed by a dispatch.
+            guard isRunning, !isCrashed else { return false }
         }
         var progressed = false
         do {
