@@ -26,8 +26,7 @@ public struct CancelCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await execute()
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Cancels the instance.

@@ -36,8 +36,7 @@ public struct CompleteCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await execute()
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Records the answer.

@@ -29,8 +29,7 @@ public struct ConformanceCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await Self.execute(paths: paths, json: json, filter: filter, streaming: !json)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     static func execute(paths: [String], json: Bool, filter: String?, streaming: Bool = false) async -> CommandOutput {

@@ -57,8 +57,7 @@ public struct DeadLettersCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await execute(style: .standardOutput, now: SystemClock().now())
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Performs the action (or lists); `now` (Unix ms) makes the "failed … ago" column.

@@ -40,13 +40,9 @@ public struct DemoCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let console = RunConsole(timelineOnStandardError: false, isStreaming: true)
-        let terminal = TerminalInput.standardInput()
-        let interrupt = InterruptSignal.install(input: terminal, console: console)
-        let output = await execute(console: console, input: terminal)
-        interrupt.remove()
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try await InteractiveRun.perform(json: false) { console, terminal, _ in
+            await execute(console: console, input: terminal)
+        }
     }
 
     /// Runs the demo; `handlerDelayMs` is how long each demo handler "works" (0 in tests).

@@ -18,8 +18,7 @@ public struct DescribeCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = Self.execute(paths: paths, style: .standardOutput)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     static func execute(paths: [String], style: TerminalStyle = .plain) -> CommandOutput {

@@ -43,8 +43,7 @@ public struct EvalCommand: AsyncParsableCommand {
     public func run() async throws {
         let output = Self.execute(
             expression: expression, data: data, dataFile: dataFile, config: config, outputs: outputs, truthy: truthy)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     static func parseObject(_ text: String, option: String) throws(InputError) -> JSONValue {

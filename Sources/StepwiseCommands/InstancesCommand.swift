@@ -39,8 +39,7 @@ public struct InstancesCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await execute(style: .standardOutput, now: SystemClock().now())
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// The states named by `--state`.

@@ -43,8 +43,7 @@ public struct KeygenCommand: AsyncParsableCommand {
     /// - Throws: `ExitCode` for a non-zero status.
     public func run() async throws {
         let output = Self.execute(name: name, out: out, force: force)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Generates and writes a key pair.

@@ -67,8 +67,7 @@ public struct PublishCommand: AsyncParsableCommand {
         let output = Self.execute(
             key: key, keyID: keyId, signingKey: signingKey, signingKeyID: signingKeyId, trustKeys: trustKey,
             trustKeyIDs: trustKeyId, baseURL: baseUrl, minSDK: minSdk, expiresIn: expiresIn, out: out, paths: sequences)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Publishes and renders the outcome.

@@ -53,13 +53,9 @@ public struct RunCommand: AsyncParsableCommand {
     public init() {}
 
     public func run() async throws {
-        let console = RunConsole(timelineOnStandardError: json, isStreaming: true)
-        let terminal = TerminalInput.standardInput()
-        let interrupt = InterruptSignal.install(input: terminal, console: console)
-        let output = await execute(console: console, input: terminal, canAsk: isatty(0) == 1)
-        interrupt.remove()
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try await InteractiveRun.perform(json: json) { console, terminal, canAsk in
+            await execute(console: console, input: terminal, canAsk: canAsk)
+        }
     }
 
     /// Runs the command with the given terminal (tests pass scripted input and a collecting console).

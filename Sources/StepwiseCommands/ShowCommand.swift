@@ -24,8 +24,7 @@ public struct ShowCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = await execute(style: .standardOutput, now: SystemClock().now())
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Shows the instance; `now` (Unix ms) dates attempts still in flight.

@@ -26,8 +26,7 @@ public struct ValidateCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let output = Self.execute(paths: paths, json: json, style: .standardOutput)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Validates `paths` and renders the report.

@@ -43,8 +43,7 @@ public struct VerifyManifestCommand: AsyncParsableCommand {
     public func run() async throws {
         let output = await Self.execute(
             location: location, rootKey: rootKey, json: json, allowInsecureLocalhost: allowInsecureLocalhost)
-        let code = output.emit()
-        if code != 0 { throw ExitCode(code) }
+        try output.finish()
     }
 
     /// Verifies and renders the report.
