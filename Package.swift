@@ -14,6 +14,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Stepwise", targets: ["Stepwise"]),
+        // The reference sync server, for embedding in a Hummingbird application.
+        .library(name: "StepwiseServer", targets: ["StepwiseServer"]),
         .executable(name: "stepwise", targets: ["StepwiseTool"]),
     ],
     dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
         .target(
             name: "Stepwise",
             dependencies: [
-                "StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseExecution", "StepwiseSQLite",
+                "StepwiseCrypto", "StepwiseJSON", "StepwiseExpressions", "StepwiseSequences", "StepwiseExecution", "StepwiseSQLite",
                 "StepwiseSync",
             ],
             swiftSettings: strictSettings
@@ -169,6 +171,11 @@ let package = Package(
         .testTarget(
             name: "StepwiseDurabilityTests",
             dependencies: ["Stepwise", "StepwiseTool", "StepwiseTorture"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StepwiseEndToEndTests",
+            dependencies: ["Stepwise", "StepwiseTool"],
             swiftSettings: strictSettings
         ),
         .testTarget(

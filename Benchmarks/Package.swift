@@ -21,14 +21,17 @@ let package = Package(
         .package(name: "Stepwise", path: ".."),
     ],
     targets: [
+        // libsodium itself, for the raw-verify baseline of the sync benchmarks.
+        .systemLibrary(name: "CSodiumRaw", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         // The timing and memory harness: no dependency on Stepwise.
         .target(name: "BenchmarkHarness", swiftSettings: strictSettings),
         // The benchmarks themselves, one file per area.
         .executableTarget(
             name: "StepwiseBenchmarks",
             dependencies: [
-                "BenchmarkHarness",
+                "BenchmarkHarness", "CSodiumRaw",
                 .product(name: "Stepwise", package: "Stepwise"),
+                .product(name: "StepwiseServer", package: "Stepwise"),
             ],
             swiftSettings: strictSettings
         ),

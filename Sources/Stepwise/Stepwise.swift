@@ -1,3 +1,4 @@
+@_exported public import StepwiseCrypto
 @_exported public import StepwiseExecution
 @_exported public import StepwiseExpressions
 @_exported public import StepwiseJSON

@@ -111,6 +111,8 @@ struct TimelineRenderer {
             add(style.green("✓"), step, detail)
         case .stepSkipped:
             add(style.dim("↷"), step, style.dim("skipped (its `when` is false)"))
+        case .stepDelegated:
+            add(style.yellow("⇄"), step, "waits for the sync server to resolve its credentials:// params")
         case .stepCompleted:
             break  // Same moment as stepSucceeded for steps without a wait.
         case .instanceCompleted:

@@ -138,6 +138,14 @@ extension InstanceMachine {
             if let t = step.timeoutMilliseconds { return t > 0 ? t : nil }
             return configured > 0 ? configured : nil
         }()
+        node.progress.delegationRequestID = nil
+        if !isEscalation && params.containsCredentialReference {
+            var r = record
+            r.stepsExecuted += 1
+            record = r
+            delegate(id, node: node, params: params, attempt: attempt, key: key, block: block)
+            return nil
+        }
         node.attempt = attempt
         node.state = .running
         if isEscalation { node.progress.escalations += 1 } else { node.phase = .inFlight }
@@ -162,6 +170,108 @@ extension InstanceMachine {
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue, handler: handler, params: params,
             data: scope.data, attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+    }
+
+    // MARK: Delegation (SYNC.md §2.8)
+
+    /// Hands an attempt whose params reference `credentials://` to the sync server: the node
+    /// waits (no timeout runs) until a `step_result` for its request id arrives. Without a sync
+    /// channel the attempt fails permanently.
+    private mutating func delegate(_ id: NodeID, node: Node, params: JSONValue, attempt: Int, key: String, block: Block) {
+        var node = node
+        node.attempt = attempt
+        node.progress.params = params
+        node.progress.idempotencyKey = key
+        node.progress.attemptStartedAt = now
+        node.dueAt = nil
+        guard case .step(let step) = block.kind else { return }
+        guard context.isChannelConfigured else {
+            node.state = .running
+            node.phase = .inFlight
+            runtime[id] = node
+            log(
+                .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
+                [
+                    "handler": .string(step.handler), "params": params, "idempotency_key": .string(key),
+                    "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
+                ])
+            handlerFailed(
+                id, attempt: attempt, escalation: false,
+                failure: AttemptFailure(
+                    message: "credentials:// requires a configured sync channel", code: "credentials_unavailable",
+                    isRetryable: false))
+            return
+        }
+        let requestID = context.makeInstanceID().rawValue
+        node.state = .waiting
+        node.phase = .delegated
+        node.progress.delegationRequestID = requestID
+        runtime[id] = node
+        log(
+            .stepDelegated, node: id, step: block.id.rawValue, attempt: attempt,
+            [
+                "request_id": .string(requestID), "handler": .string(step.handler), "params": params,
+                "idempotency_key": .string(key), "iteration_path": .string(runtime.iterationPath(of: id)),
+            ])
+        deriveState()
+    }
+
+    /// The node waiting on delegation `requestID`, if any.
+    func delegatedNode(requestID: String) -> NodeID? {
+        runtime.activeNodes.first { $0.phase == .delegated && $0.progress.delegationRequestID == requestID }?.id
+    }
+
+    /// Applies a `step_result`: with `resolvedParams` the attempt runs now with them (they are
+    /// never persisted: the journal and the node keep the unresolved params); with a failure the
+    /// attempt fails permanently.
+    ///
+    /// - Returns: the call to make, or `nil` when the request id is unknown or superseded, or the
+    ///   resolution failed.
+    mutating func delegationResolved(requestID: String, resolvedParams: JSONValue?, error: String?) -> HandlerCall? {
+        guard let id = delegatedNode(requestID: requestID), let block = runtime.block(of: id),
+            case .step(let step) = block.kind
+        else { return nil }
+        var node = runtime[id]
+        node.state = .running
+        node.phase = .inFlight
+        node.progress.attemptStartedAt = now
+        let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
+        let timeout: Int64? = step.timeoutMilliseconds.map { $0 > 0 ? $0 : nil } ?? (configured > 0 ? configured : nil)
+        node.dueAt = resolvedParams == nil ? nil : timeout.map { now + $0 }
+        runtime[id] = node
+        let key = node.progress.idempotencyKey ?? ""
+        log(
+            .stepStarted, node: id, step: block.id.rawValue, attempt: node.attempt,
+            [
+                "handler": .string(step.handler), "params": node.progress.params ?? .null, "idempotency_key": .string(key),
+                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
+            ])
+        guard let resolvedParams else {
+            handlerFailed(
+                id, attempt: node.attempt, escalation: false,
+                failure: AttemptFailure(
+                    message: "credential resolution failed: \(error ?? "no reason given")", code: "credential_resolution_failed",
+                    isRetryable: false))
+            return nil
+        }
+        deriveState()
+        return HandlerCall(
+            instance: runtime.id, node: id, stepID: block.id.rawValue, handler: step.handler, params: resolvedParams,
+            data: scope(for: id).data, attempt: node.attempt, idempotencyKey: key, isEscalation: false, timeoutMs: timeout)
+    }
+
+    /// After a restart, an attempt that was running with resolved secrets cannot be re-run (they
+    /// were never stored): it is delegated again with a new request id, the same attempt number
+    /// and idempotency key (SYNC.md §2.8 rule 6).
+    ///
+    /// - Returns: whether the node was delegated again.
+    mutating func delegateAgainIfSecretsWereLost(_ id: NodeID) -> Bool {
+        let node = runtime[id]
+        guard node.phase == .inFlight, node.progress.delegationRequestID != nil, let block = runtime.block(of: id),
+            let params = node.progress.params, let key = node.progress.idempotencyKey
+        else { return false }
+        delegate(id, node: node, params: params, attempt: node.attempt, key: key, block: block)
+        return true
     }
 
     /// Carries out `sleep` (a durable timer) and `set` (a data merge) without a handler call.

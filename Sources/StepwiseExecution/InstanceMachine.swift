@@ -14,8 +14,10 @@ struct TransitionContext {
     let engineHandledBuiltins: Set<String>
     /// The latest eligible version of a sequence, or the exact one when a version is given.
     let findSequence: (String, Int?) -> SequenceKey?
-    /// A fresh instance id (for sub_sequence children).
+    /// A fresh instance id (for sub_sequence children); also the UUIDs of delegation requests.
     let makeInstanceID: () -> InstanceID
+    /// Whether a sync channel is configured (`credentials://` params need one).
+    var isChannelConfigured = false
 }
 
 /// A side effect a transition asks the engine to perform after the transition commits.

@@ -119,6 +119,8 @@ extension StepwiseEngine {
                 if let due = node.dueAt {
                     reasons.append("step '\(block.id)' \(node.phase == .delaying ? "is delayed" : "backs off before a retry") until \(Timestamp.rfc3339(due))")
                 }
+            case .delegated:
+                reasons.append("step '\(block.id)' waits for the sync server to resolve its credentials:// params")
             case .inFlight, .queued, .escalating:
                 if let started = node.startedAt, lastRunning == nil || started >= lastRunning!.0 {
                     lastRunning = (started, block.id.rawValue)

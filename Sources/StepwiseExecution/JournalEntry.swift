@@ -17,6 +17,9 @@ public struct JournalEntry: Sendable, Hashable {
         case stepCompleted = "step_completed"
         /// A wait opened (payload: prompt, choices, store_as, timeout_at, wait_id, handler).
         case stepPending = "step_pending"
+        /// An attempt's `credentials://` params went to the sync server (payload: request_id,
+        /// handler, the unresolved params, key).
+        case stepDelegated = "step_delegated"
         /// A wait was completed (payload: the completeStep payload and value).
         case inputReceived = "input_received"
         /// A step was skipped by its `when`.

@@ -100,6 +100,8 @@ public enum NodePhase: String, Sendable, Hashable, CaseIterable {
     case polling
     /// A sub_sequence waits for its child instance.
     case awaitingChild
+    /// A step's attempt waits for the sync server to resolve its `credentials://` params.
+    case delegated
 }
 
 /// Block-specific progress of a node, persisted as JSON.
@@ -123,6 +125,10 @@ public struct NodeProgress: Sendable, Hashable {
     public var escalations = 0
     /// Attempt number at which the current retry budget started (redrive resets the budget).
     public var budgetStart = 0
+    /// The open delegation's request id while the attempt's `credentials://` params are
+    /// resolved by the server, kept while the attempt runs with the secrets (which live only in
+    /// memory, so a restart delegates the attempt again).
+    public var delegationRequestID: String?
 
     // router, a_b_split
     /// The chosen list (router route or default; a_b_split variant); `nil` when none.

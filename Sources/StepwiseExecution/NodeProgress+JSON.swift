@@ -12,6 +12,7 @@ extension NodeProgress {
         if let waitID { o["wait_id"] = .string(waitID) }
         if escalations != 0 { o["escalations"] = .integer(Int64(escalations)) }
         if budgetStart != 0 { o["budget_start"] = .integer(Int64(budgetStart)) }
+        if let delegationRequestID { o["delegation"] = .string(delegationRequestID) }
         if let chosenList { o["chosen"] = .integer(Int64(chosenList)) }
         if !branchOutcomes.isEmpty {
             o["branches"] = .array(
@@ -46,6 +47,7 @@ extension NodeProgress {
         waitID = json["wait_id"]?.stringValue
         escalations = int("escalations") ?? 0
         budgetStart = int("budget_start") ?? 0
+        delegationRequestID = json["delegation"]?.stringValue
         chosenList = int("chosen")
         if case .array(let branches)? = json["branches"] {
             branchOutcomes = branches.map { b in

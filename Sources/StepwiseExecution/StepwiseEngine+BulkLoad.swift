@@ -52,20 +52,31 @@ extension StepwiseEngine {
         }
         var batch = StoreBatch()
         var fresh: [(SequenceKey, StoredSequence, CompiledSequence)] = []
+        // Retired versions kept only for finished instances' history are in the store, not the catalog.
+        var hidden: [SequenceKey: StoredSequence] = [:]
+        for stored in try store.storedSequences() where sequences[stored.key] == nil { hidden[stored.key] = stored }
         for (sequence, bytes) in compiled {
             let key = SequenceKey(name: sequence.name, version: sequence.version)
             let digest = SHA256.hexDigest(of: bytes)
             if let existing = sequences[key] ?? fresh.first(where: { $0.0 == key })?.1 {
-                if existing.sha256 == digest { continue }
+                if existing.sha256 == digest && !existing.isRetired { continue }
+                if existing.sha256 != digest {
+                    throw StepwiseError(.conflict, "sequence \(key) is already stored with different content")
+                }
+            }
+            if let old = hidden[key], old.sha256 != digest {
                 throw StepwiseError(.conflict, "sequence \(key) is already stored with different content")
             }
-            let stored = StoredSequence(key: key, isDeprecated: sequence.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
+            var stored = sequences[key] ?? hidden[key] ?? StoredSequence(
+                key: key, isDeprecated: sequence.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
+            stored.isRetired = false
             batch.sequences.append((stored, bytes))
             fresh.append((key, stored, sequence))
         }
         guard !fresh.isEmpty else { return 0 }
         let limit = Int(configuration.maxStoredSequences)
-        if limit > 0 && sequences.count + fresh.count > limit {
+        let added = fresh.filter { sequences[$0.0] == nil }.count
+        if limit > 0 && sequences.count + added > limit {
             throw StepwiseError(
                 .resourceLimit, "storing \(fresh.count) versions would exceed maxStoredSequences (\(limit))",
                 context: ["limit": .integer(Int64(limit))])
@@ -73,7 +84,8 @@ extension StepwiseEngine {
         try store.commit(batch)
         for (key, stored, sequence) in fresh {
             sequences[key] = stored
-            programs[key] = SequenceProgram(sequence)
+            removedNames.remove(key.name)
+            if programs[key] == nil { programs[key] = SequenceProgram(sequence) }
         }
         return fresh.count
     }

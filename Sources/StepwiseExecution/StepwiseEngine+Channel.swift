@@ -179,9 +179,31 @@ extension StepwiseEngine {
         case "update_sequence":
             return try updateSequence(command, instance: try instanceID())
         case "step_result":
-            // No attempt is delegated with this request id: done and ignored (SYNC.md §2.8).
+            guard let requestID = p["request_id"]?.stringValue else {
+                throw StepwiseError(.invalidInput, "step_result needs request_id")
+            }
             attach(nil)
-            try commitCommandOnly()
+            let id = p["instance_id"]?.stringValue.flatMap(InstanceID.init(rawValue:))
+            guard let id, let runtime = live[id],
+                runtime.activeNodes.contains(where: { $0.phase == .delegated && $0.progress.delegationRequestID == requestID })
+            else {
+                // No attempt is delegated with this request id (unknown or superseded): done and ignored.
+                try commitCommandOnly()
+                return nil
+            }
+            let succeeded = p["success"]?.boolValue ?? false
+            var resolved: JSONValue? = nil
+            if succeeded {
+                resolved = p["resolved_params"] ?? .object(JSONObject())
+                if case .string(let text)? = resolved, let parsed = try? JSONParser.parse(text) { resolved = parsed }
+            }
+            let failure = p["error"]?.stringValue
+            var call: HandlerCall?
+            try transition(id) { call = $0.delegationResolved(requestID: requestID, resolvedParams: resolved, error: failure) }
+            // The secrets go to the handler call only, never to the store (SYNC.md §2.8).
+            if let call { launches.append(call) }
+            try commitPass()
+            wake()
             return nil
         default:
             throw StepwiseError(.invalidInput, "unknown command type '\(command.type)'")
@@ -220,7 +242,7 @@ extension StepwiseEngine {
         let policy = p["policy"]?.stringValue ?? "restart"
         func startNew(data: JSONObject, precompleted: JSONObject?) throws(StepwiseError) -> InstanceID {
             guard resolveSequence(name, version: version) != nil else {
-                throw StepwiseError(.notFound, "sequence '\(name)' not found")
+                throw sequenceNotFound(name)
             }
             commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
             let newID = try start(name, input: .object(data), options: StartOptions(version: version), precompleted: precompleted)
@@ -247,7 +269,7 @@ extension StepwiseEngine {
             return nil
         case "graceful":
             guard resolveSequence(name, version: version) != nil else {
-                throw StepwiseError(.notFound, "sequence '\(name)' not found")
+                throw sequenceNotFound(name)
             }
             if record.state.isTerminal { return try startNew(data: input, precompleted: nil) }
             var followUp: JSONObject = ["sequence_name": .string(name), "input": .object(input)]

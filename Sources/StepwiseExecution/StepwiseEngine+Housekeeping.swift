@@ -28,6 +28,7 @@ extension StepwiseEngine {
             }
             pendingBatch.deletedInstances.append(contentsOf: doomed)
         }
+        collectRetiredVersions()
     }
 
     /// Bytes of accounted memory: serialized `context.data` and latest outputs of live instances.

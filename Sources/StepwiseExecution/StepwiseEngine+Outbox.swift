@@ -21,6 +21,19 @@ extension StepwiseEngine {
             case .inputReceived:
                 guard let step = entry.stepID, let waitID = entry.payload["wait_id"]?.stringValue else { continue }
                 writes.append(.delete(kind: .approval, key: "\(entry.instance.rawValue):\(step):\(waitID)", generation: nil))
+            case .stepDelegated:
+                guard let step = entry.stepID else { continue }
+                let p = entry.payload
+                writes.append(
+                    .put(
+                        OutboxRow(
+                            kind: .delegation, key: "\(entry.instance.rawValue):\(step)", instanceID: entry.instance,
+                            generation: 1,
+                            payload: [
+                                "request_id": p["request_id"] ?? .null, "instance_id": .string(entry.instance.rawValue),
+                                "block_id": .string(step), "handler": p["handler"] ?? .null, "params": p["params"] ?? .null,
+                            ],
+                            createdAt: now)))
             default:
                 continue
             }

@@ -7,14 +7,14 @@ extension StepwiseEngine {
     func makeContext() -> TransitionContext {
         let registered = registeredHandlerNames
         let known = sequences
-        return TransitionContext(
+        var context = TransitionContext(
             now: clock.now(), configuration: configuration, conditions: conditions,
             isHandlerRegistered: { registered.contains($0) },
             engineHandledBuiltins: engineHandledBuiltins,
             findSequence: { name, version in
                 if let version {
                     let key = SequenceKey(name: name, version: version)
-                    return known[key] != nil ? key : nil
+                    return known[key].map { $0.isRetired ? nil : key } ?? nil
                 }
                 return known.values.filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }.map(\.key).max()
             },
@@ -22,6 +22,8 @@ extension StepwiseEngine {
                 // Instance ids come from the engine's seeded generator.
                 self.assumeIsolated { engine in InstanceID.random(using: &engine.random) }
             })
+        context.isChannelConfigured = isChannelConfigured
+        return context
     }
 
     /// Runs `body` on the instance's machine and absorbs its journal and effects into the pass.
@@ -156,6 +158,7 @@ extension StepwiseEngine {
                 !inFlight.keys.contains(where: { $0.instance == id })
             {
                 live[id] = nil
+                releaseRetiredVersion(runtime.record.sequence)
             }
         }
         for call in calls { launch(call) }
@@ -314,6 +317,7 @@ extension StepwiseEngine {
                 var call: HandlerCall?
                 if case .resume = entry {
                     transitionIgnoringErrors(id) { machine in
+                        if machine.delegateAgainIfSecretsWereLost(node) { return }
                         call = machine.resumedCall(node)
                         if let c = call {
                             var n = machine.runtime[node]

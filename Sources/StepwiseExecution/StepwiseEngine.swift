@@ -38,7 +38,10 @@ public actor StepwiseEngine {
     public nonisolated let configuration: EngineConfiguration
     var random: SeededRandom
 
+    /// The catalog: versions that can be started, plus retired ones running instances still pin.
     var sequences: [SequenceKey: StoredSequence] = [:]
+    /// Names whose every version a manifest retired (their `notFound` says so).
+    var removedNames: Set<String> = []
     var programs: [SequenceKey: SequenceProgram] = [:]
     var live: [InstanceID: InstanceRuntime] = [:]
     var handlers: [String: any StepHandler] = BuiltinHandlers.all {
@@ -49,7 +52,7 @@ public actor StepwiseEngine {
             }
         }
     }
-    var registeredHandlerNames = Set(BuiltinHandlers.names)
+    package var registeredHandlerNames = Set(BuiltinHandlers.names)
     var engineHandledBuiltins = BuiltinHandlers.engineHandled
     var queue: [QueueEntry] = []
     var inFlight: [InFlightKey: Task<Void, Never>] = [:]
@@ -88,6 +91,8 @@ public actor StepwiseEngine {
     var deliveryGeneration = 0
     var lastHousekeeping: Int64?
     var syncChannelDriver: (any SyncChannelDriver)?
+    /// The manifest synchronizer `sync(manifestURL:)` serialises its calls on (owned by the sync module).
+    package var manifestSynchronizer: (any Sendable)?
     /// Marker, ack and result rows of the sync command being executed, committed with its change.
     var commandWrites: [OutboxWrite] = []
     var heartbeatMs: Int64 = 100
@@ -121,9 +126,7 @@ public actor StepwiseEngine {
         self.clock = clock
         var systemRandom = SystemRandomNumberGenerator()
         random = SeededRandom(seed: randomSeed ?? systemRandom.next())
-        var storedSequences: [SequenceKey: StoredSequence] = [:]
-        for stored in try store.storedSequences() { storedSequences[stored.key] = stored }
-        sequences = storedSequences
+        let storedVersions = try store.storedSequences()
         var compiled: [SequenceKey: SequenceProgram] = [:]
         var restored: [InstanceID: InstanceRuntime] = [:]
         var recoveredQueue: [QueueEntry] = []
@@ -134,6 +137,13 @@ public actor StepwiseEngine {
             restored[record.id] = runtime
             Self.recover(runtime, queue: &recoveredQueue, timers: &recoveredTimers)
         }
+        // Retired versions no running instance pins are kept only for finished instances' history.
+        let pinned = Set(restored.values.filter { !$0.record.state.isTerminal }.map(\.record.sequence))
+        var catalog: [SequenceKey: StoredSequence] = [:]
+        for stored in storedVersions where !stored.isRetired || pinned.contains(stored.key) { catalog[stored.key] = stored }
+        sequences = catalog
+        removedNames = Set(storedVersions.filter(\.isRetired).map(\.key.name))
+            .subtracting(catalog.values.filter { !$0.isRetired }.map(\.key.name))
         programs = compiled
         live = restored
         queue = recoveredQueue
@@ -183,7 +193,7 @@ public actor StepwiseEngine {
     func resolveSequence(_ name: String, version: Int?) -> SequenceKey? {
         if let version {
             let key = SequenceKey(name: name, version: version)
-            return sequences[key] != nil ? key : nil
+            return sequences[key].map { $0.isRetired ? nil : key } ?? nil
         }
         return sequences.values
             .filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }
@@ -219,26 +229,10 @@ public actor StepwiseEngine {
         let key = SequenceKey(name: compiled.name, version: compiled.version)
         let digest = SHA256.hexDigest(of: bytes)
         let warnings = result.warnings.map(\.description)
-        if let existing = sequences[key] {
-            if existing.sha256 == digest {
-                return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: false)
-            }
-            throw StepwiseError(
-                .conflict, "sequence \(key) is already stored with different content",
-                context: ["name": .string(key.name), "version": .integer(Int64(key.version))])
+        if let existing = sequences[key], existing.sha256 == digest, !existing.isRetired {
+            return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: false)
         }
-        let stored = StoredSequence(
-            key: key, isDeprecated: compiled.isDeprecated, origin: "local", sha256: digest, installedAt: clock.now())
-        var batch = StoreBatch()
-        batch.sequences = [(stored, bytes)]
-        batch.deletedSequences = try evictionsForNewVersion()
-        try store.commit(batch)
-        for evicted in batch.deletedSequences {
-            sequences[evicted] = nil
-            programs[evicted] = nil
-        }
-        sequences[key] = stored
-        programs[key] = SequenceProgram(compiled)
+        _ = try installVersion(bytes: bytes, compiled: compiled, sha256: digest, origin: "local")
         return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: true)
     }
 
@@ -254,9 +248,8 @@ public actor StepwiseEngine {
         let candidates = sequences.values
             .filter { $0.isRetired || $0.key.version < (latest[$0.key.name] ?? 0) }
             .sorted { ($0.installedAt, $0.key) < ($1.installedAt, $1.key) }
-        for candidate in candidates {
-            let referenced = try store.isReferenced(candidate.key)
-            if !referenced { return [candidate.key] }
+        for candidate in candidates where !isPinnedByLiveInstance(candidate.key) {
+            return [candidate.key]
         }
         throw StepwiseError(
             .resourceLimit, "maxStoredSequences (\(limit)) reached and no stored version can be evicted",
@@ -339,7 +332,7 @@ public actor StepwiseEngine {
         default: throw StepwiseError(.invalidInput, "input must be a JSON object, got \(input.typeName)")
         }
         guard let sequenceKey = resolveSequence(sequenceName, version: options.version) else {
-            throw StepwiseError(.notFound, "sequence '\(sequenceName)' not found", context: ["name": .string(sequenceName)])
+            throw sequenceNotFound(sequenceName)
         }
         let program = try program(for: sequenceKey)
         let missing = program.sequence.handlerNames.filter { handlers[$0] == nil }
@@ -508,7 +501,7 @@ public actor StepwiseEngine {
         }
     }
 
-    func checkOpen() throws(StepwiseError) {
+    package func checkOpen() throws(StepwiseError) {
         if isShutdown || isCrashed { throw StepwiseError(.shutdown, "the engine was shut down") }
     }
 }

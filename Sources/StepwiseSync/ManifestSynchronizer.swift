@@ -64,9 +64,18 @@ public actor ManifestSynchronizer {
     ///   `manifest_expired`) — in all these cases nothing is recorded — and `storage` /
     ///   `shutdown` from the installer (installed entries stay installed, the rest pending).
     public func sync(manifestURL: URL, tokenProvider: (any TokenProvider)? = nil) async throws(SyncError) -> SyncResult {
+        try await sync(manifestURL: manifestURL, tokenProvider: tokenProvider, fetcher: fetcher)
+    }
+
+    /// ``sync(manifestURL:tokenProvider:)`` with the GETs of this call made by `fetcher`.
+    ///
+    /// - Throws: as ``sync(manifestURL:tokenProvider:)``.
+    public func sync(
+        manifestURL: URL, tokenProvider: (any TokenProvider)?, fetcher: any ManifestFetcher
+    ) async throws(SyncError) -> SyncResult {
         await acquire()
         defer { release() }
-        return try await performSync(manifestURL: manifestURL, tokenProvider: tokenProvider)
+        return try await performSync(manifestURL: manifestURL, tokenProvider: tokenProvider, fetcher: fetcher)
     }
 
     // MARK: Serialisation
@@ -85,7 +94,9 @@ public actor ManifestSynchronizer {
 
     // MARK: Manifest
 
-    private func performSync(manifestURL: URL, tokenProvider: (any TokenProvider)?) async throws(SyncError) -> SyncResult {
+    private func performSync(
+        manifestURL: URL, tokenProvider: (any TokenProvider)?, fetcher: any ManifestFetcher
+    ) async throws(SyncError) -> SyncResult {
         guard configuration.rootKeys.isConfigured else {
             throw SyncError(.syncNotConfigured, "no root public key is configured (rootPublicKey is empty)")
         }

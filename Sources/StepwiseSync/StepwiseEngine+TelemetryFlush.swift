@@ -29,9 +29,9 @@ extension StepwiseEngine {
         let host = url.host?.lowercased() ?? ""
         guard url.scheme == "https" || (url.scheme == "http" && configuration.allowInsecureLocalhost && (host == "localhost" || host == "127.0.0.1"))
         else { throw StepwiseError(.invalidInput, "the telemetry endpoint must use https") }
-        let batch = try await pendingTelemetry(limit: 500)
+        let batch = try pendingTelemetry(limit: 500)
         guard !batch.events.isEmpty else { return FlushResult(sent: 0, remaining: 0) }
-        let device = try await deviceContext() ?? DeviceContext()
+        let device = try deviceContext() ?? DeviceContext()
         var deviceJSON = device.jsonValue(environment: configuration.environment)
         if device.deviceId.isEmpty, case .object(var o) = deviceJSON {
             o["device_id"] = .string(configuration.deviceId)
@@ -43,7 +43,7 @@ extension StepwiseEngine {
         let (status, _) = try await transport.post(url, headers: headers, body: JSONWriter.bytes(body), timeoutMs: configuration.operationTimeoutMs)
         if status == 401 || status == 403 { throw StepwiseError(.unauthorized, "telemetry answered HTTP \(status)") }
         guard (200..<300).contains(status) else { throw StepwiseError(.network, "telemetry answered HTTP \(status)") }
-        try await confirmTelemetry(through: batch.throughSequence)
+        try confirmTelemetry(through: batch.throughSequence)
         return FlushResult(sent: batch.events.count, remaining: batch.remaining)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import Stepwise
+import Stepwise
 import Synchronization
 
 /// Where a torture child kills itself.

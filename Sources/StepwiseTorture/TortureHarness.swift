@@ -1,5 +1,5 @@
 import Foundation
-public import Stepwise
+import Stepwise
 
 /// The crash-point harness: a crash-free reference run, then one run per crash point killed
 /// there (SIGKILL) and a second run that resumes to the end, each checked against invariants.

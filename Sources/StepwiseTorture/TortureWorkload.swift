@@ -1,5 +1,5 @@
 import Foundation
-public import Stepwise
+import Stepwise
 
 /// The mixed workload the torture harness crashes: every block type, retries, a permanent
 /// failure caught by try/catch, waits answered by the driver, a sub-sequence, parallel and race

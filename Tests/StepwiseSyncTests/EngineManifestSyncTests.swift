@@ -1,0 +1,227 @@
+import Foundation
+import Stepwise
+import Testing
+
+/// Signed-manifest sync through the engine's public API (SYNC.md §3, SEMANTICS §6.5): the real
+/// SQLite store, versions pinned, retirement and eviction against running instances.
+@Suite("Manifest sync through the engine (SYNC.md §3.7–3.8)")
+struct EngineManifestSyncTests {
+    final class Database: Sendable {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("manifest-\(UUID().uuidString).db").path
+        deinit { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+    }
+
+    static let waiting = #"""
+        {"name": "flow", "version": 1, "blocks": [
+          {"type": "step", "id": "ask", "handler": "h", "wait_for_input": {"prompt": "Go?"}},
+          {"type": "step", "id": "done", "handler": "h"}
+        ]}
+        """#
+
+    func makeEngine(
+        _ database: Database, root: String = TestKeys.root.publicKey.base64, maxStoredSequences: UInt32 = 50
+    ) async throws -> StepwiseEngine {
+        var configuration = EngineConfiguration()
+        configuration.rootPublicKey = root
+        configuration.maxStoredSequences = maxStoredSequences
+        let engine = try StepwiseEngine(store: try SQLiteExecutionStore(path: database.path), configuration: configuration)
+        await engine.registerHandler("h") { _ in .object(JSONObject()) }
+        return engine
+    }
+
+    @Test func installsSignedSequencesThatCanBeStarted() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.addSequence("greet", version: 1, on: fetcher)
+        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
+        manifest.serve(on: fetcher)
+
+        let result = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        #expect(result.status == .applied && result.added == 2 && result.signatureFailures == 0)
+        let stored = await engine.loadedSequences()
+        #expect(stored.map(\.key.description) == ["flow v1", "greet v1"])
+        #expect(stored.allSatisfy { $0.origin == "manifest" && !$0.isRetired })
+        let id = try await engine.start("greet")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        #expect(try await engine.instance(id).state == .completed)
+
+        // The same manifest again: nothing to do; the state survived in SQLite.
+        await engine.shutdown()
+        let reopened = try await makeEngine(database)
+        let again = try await reopened.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        #expect(again.status == .notModified && again.manifestVersion == 1_000 && again.entries.isEmpty)
+        await reopened.shutdown()
+    }
+
+    @Test func aTamperedSequenceIsRejectedWhileTheRestApplies() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.addSequence("good", version: 1, on: fetcher)
+        let url = manifest.addSequence("evil", version: 1, on: fetcher)
+        fetcher.serve(url, body: sequenceDocument("evil", version: 1, handlers: ["h", "h"]))
+        manifest.serve(on: fetcher)
+
+        let result = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        #expect(result.outcomeByEntry == ["good v1": .installed, "evil v1": .hashMismatch])
+        #expect(await engine.loadedSequences().map(\.key.name) == ["good"])
+        await #expect(throws: StepwiseError.self) { try await engine.start("evil") }
+        await engine.shutdown()
+    }
+
+    @Test func removalRetiresWithoutTouchingRunningInstances() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
+        manifest.serve(on: fetcher)
+        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        let running = try await engine.start("flow")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        #expect(try await engine.instance(running).state == .waiting)
+
+        var next = ManifestBuilder()
+        next.manifestVersion = 2_000
+        next.removed = [["name": "flow", "removed_at": "2030-01-01T00:00:00Z"]]
+        next.serve(on: fetcher)
+        let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        #expect(result.status == .applied && result.removed == 1)
+        #expect(await engine.loadedSequences().map(\.isRetired) == [true], "still listed: a running instance pins it")
+        do {
+            _ = try await engine.start("flow")
+            Issue.record("a retired sequence started")
+        } catch {
+            #expect(error.code == .notFound && error.message == "sequence 'flow' was removed by the publisher")
+        }
+
+        // The running instance finishes on its pinned version; then the version is gone.
+        try await engine.completeStep(instanceId: running, stepId: "ask", output: ["value": "yes"])
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        #expect(try await engine.instance(running).state == .completed)
+        #expect(await engine.loadedSequences().isEmpty)
+        #expect(try await engine.stepRuns(instanceId: running).count == 2, "its history is kept")
+
+        // Reopening keeps it out of the catalog.
+        await engine.shutdown()
+        let reopened = try await makeEngine(database)
+        #expect(await reopened.loadedSequences().isEmpty)
+        #expect(try await reopened.instance(running).state == .completed)
+        await reopened.shutdown()
+    }
+
+    @Test func anUpdateNeverChangesThePinnedVersion() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
+        manifest.serve(on: fetcher)
+        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        let old = try await engine.start("flow")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+
+        var next = ManifestBuilder()
+        next.manifestVersion = 2_000
+        let v2 = Self.waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": 2"#)
+        next.add(Array(v2.utf8), name: "flow", version: 2, on: fetcher)
+        next.serve(on: fetcher)
+        let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        #expect(result.outcomeByEntry == ["flow v2": .updated])
+        let new = try await engine.start("flow")
+        #expect(try await engine.instance(new).sequenceVersion == 2)
+        #expect(try await engine.instance(old).sequenceVersion == 1)
+        #expect(try await engine.instance(old).state == .waiting)
+        await engine.shutdown()
+    }
+
+    @Test func evictionNeverTouchesAVersionInUse() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database, maxStoredSequences: 2)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
+        manifest.serve(on: fetcher)
+        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        let pinned = try await engine.start("flow")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+
+        var next = ManifestBuilder()
+        next.manifestVersion = 2_000
+        for version in 2...3 {
+            let text = Self.waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": \#(version)"#)
+            next.add(Array(text.utf8), name: "flow", version: version, on: fetcher)
+        }
+        next.serve(on: fetcher)
+        let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        // v1 is pinned, v2 is superseded by v3 only once v3 is stored: room for v2, none for v3.
+        #expect(result.outcomeByEntry == ["flow v2": .updated, "flow v3": .storageLimit])
+        #expect(await engine.loadedSequences().map(\.key.version) == [1, 2])
+
+        // The pinned instance finishes: v1 becomes evictable and the retry installs v3.
+        try await engine.completeStep(instanceId: pinned, stepId: "ask", output: ["value": "ok"])
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        let retried = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        #expect(retried.status == .notModified && retried.outcomeByEntry == ["flow v3": .updated])
+        #expect(await engine.loadedSequences().map(\.key.version) == [2, 3])
+        await engine.shutdown()
+    }
+
+    @Test func withoutARootKeySyncThrowsSyncNotConfigured() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database, root: "")
+        do {
+            _ = try await engine.sync(manifestURL: URL(string: "https://cdn.test/app/manifest.json")!, fetcher: InMemoryManifestFetcher())
+            Issue.record("sync without a root key succeeded")
+        } catch {
+            #expect(error.code == .syncNotConfigured)
+        }
+        await engine.shutdown()
+    }
+
+    @Test func aManifestSignedByAnotherRootChangesNothing() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        manifest.addSequence("greet", version: 1, on: fetcher)
+        manifest.serve(on: fetcher, signedBy: TestKeys.untrusted)
+        do {
+            _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+            Issue.record("an untrusted manifest was applied")
+        } catch {
+            #expect(error.code == .manifestRejected && error.context["reason"] == "manifest_signature_invalid")
+        }
+        #expect(await engine.loadedSequences().isEmpty)
+        await engine.shutdown()
+    }
+
+    @Test func concurrentSyncsRunOneAtATime() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        var manifest = ManifestBuilder()
+        for i in 0..<5 { manifest.addSequence("s\(i)", version: 1, on: fetcher) }
+        manifest.serve(on: fetcher)
+        let url = manifest.manifestURL
+        let statuses = try await withThrowingTaskGroup(of: SyncResult.Status.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await engine.sync(manifestURL: url, fetcher: fetcher).status }
+            }
+            return try await group.reduce(into: [SyncResult.Status]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == .applied }.count == 1 && statuses.filter { $0 == .notModified }.count == 3)
+        #expect(await engine.loadedSequences().count == 5)
+        await engine.shutdown()
+    }
+}
+
+extension SyncResult {
+    /// `"<name> v<version>": outcome` for every entry processed.
+    fileprivate var outcomeByEntry: [String: EntryOutcome] {
+        Dictionary(entries.map { ("\($0.name) v\($0.version.map(String.init) ?? "?")", $0.outcome) }, uniquingKeysWith: { $1 })
+    }
+}
