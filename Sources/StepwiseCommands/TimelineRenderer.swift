@@ -127,7 +127,7 @@ struct TimelineRenderer {
             out.append(instanceLine(entry, indent, style.red("! \(hook) failed: \(error)")))
         case .instanceRedriven:
             out.append(instanceLine(entry, indent, "↻ redriven"))
-        case .instanceStarted:
+        case .instanceStarted, .manifestApplied:
             break
         }
         return out

@@ -1,5 +1,5 @@
 import Foundation
-public import StepwiseJSON
+import StepwiseJSON
 
 /// Handlers every engine has without host code (a host registration of the same name replaces
 /// them): `noop`, `log`, `echo`, `sleep`, `set`, `fail`.

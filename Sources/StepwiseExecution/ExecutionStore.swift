@@ -1,4 +1,4 @@
-public import StepwiseJSON
+import StepwiseJSON
 
 /// Where the engine keeps everything durable: sequences, instances, nodes and the journal.
 ///

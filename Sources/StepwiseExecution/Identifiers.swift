@@ -15,6 +15,10 @@ public struct InstanceID: RawRepresentable, Hashable, Sendable, Comparable, Cust
     /// Wraps text already known to be a lowercase UUID (used for values read back from the store).
     package init(trusted: String) { rawValue = trusted }
 
+    /// The nil UUID, never an instance's: journal entries about the engine itself (telemetry of
+    /// applied manifests) are recorded under it.
+    package static let engine = InstanceID(trusted: "00000000-0000-0000-0000-000000000000")
+
     /// A random (version 4) id from `random`.
     public static func random(using random: inout some RandomNumberGenerator) -> InstanceID {
         var bytes = [UInt8](repeating: 0, count: 16)

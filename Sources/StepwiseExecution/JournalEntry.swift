@@ -36,6 +36,9 @@ public struct JournalEntry: Sendable, Hashable {
         case instanceRedriven = "instance_redriven"
         /// The instance started (payload: sequence name and version).
         case instanceStarted = "instance_started"
+        /// A signed manifest was applied (payload: manifest_version and the counts), recorded
+        /// under ``InstanceID/engine`` for telemetry.
+        case manifestApplied = "manifest_applied"
     }
 
     /// Global, increasing sequence number (assigned by the store).

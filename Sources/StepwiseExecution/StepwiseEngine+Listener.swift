@@ -84,7 +84,7 @@ extension StepwiseEngine {
                     waitId: p["wait_id"]?.stringValue ?? "", instanceId: id, stepId: step,
                     handler: p["handler"]?.stringValue ?? "", prompt: p["prompt"]?.stringValue ?? "", choices: choices,
                     storeAs: p["store_as"]?.stringValue, since: entry.at, timeoutAt: p["timeout_at"]?.exactIntegerValue))
-        case .stepSucceeded, .stepSkipped, .hookFailed, .instanceRedriven, .instanceStarted, .stepDelegated:
+        case .stepSucceeded, .stepSkipped, .hookFailed, .instanceRedriven, .instanceStarted, .stepDelegated, .manifestApplied:
             break
         }
     }

@@ -16,7 +16,25 @@ extension StepwiseEngine {
         .instanceStarted: "instance_started", .instanceCompleted: "instance_completed",
         .instanceFailed: "instance_failed", .instanceCancelled: "instance_cancelled", .stepStarted: "step_started",
         .stepCompleted: "step_completed", .inputReceived: "step_completed", .stepFailed: "step_failed",
+        .manifestApplied: "manifest_applied",
     ]
+
+    /// Records a `manifest_applied` telemetry event (SYNC.md §4) in the journal, so it is buffered
+    /// and flushed like the lifecycle events.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    package func recordManifestApplied(_ payload: JSONObject) throws(StepwiseError) {
+        try checkOpen()
+        guard configuration.telemetryEnabled else { return }
+        var batch = StoreBatch()
+        batch.now = clock.now()
+        batch.journal = [
+            JournalEntry(
+                instance: .engine, node: nil, kind: .manifestApplied, stepID: nil, attempt: nil, at: batch.now,
+                payload: .object(payload))
+        ]
+        try store.commit(batch)
+    }
 
     /// The oldest unsent lifecycle telemetry (SYNC.md §4), read from the journal — recorded in
     /// the same transactions as the transitions, so nothing is invented or lost by a crash.
@@ -37,6 +55,13 @@ extension StepwiseEngine {
         var names: [InstanceID: (String, Int)] = [:]
         var events: [JSONValue] = []
         for entry in entries.prefix(limit) {
+            if entry.kind == .manifestApplied {
+                events.append([
+                    "event_type": "manifest_applied", "payload": .string(JSONWriter.string(entry.payload)),
+                    "timestamp": .string(Timestamp.rfc3339(entry.at)),
+                ])
+                continue
+            }
             if names[entry.instance] == nil {
                 var record = live[entry.instance]?.record
                 if record == nil { record = try store.loadInstance(entry.instance)?.0 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import StepwiseExecution
+import StepwiseJSON
 
 extension StepwiseEngine {
     /// The metadata key holding the persisted ``ManifestSyncState``.
@@ -44,6 +45,14 @@ extension StepwiseEngine {
             result = try await synchronizer.sync(manifestURL: manifestURL, tokenProvider: tokenProvider, fetcher: fetcher)
         } catch {
             throw error.stepwiseError
+        }
+        if result.status == .applied {
+            try? recordManifestApplied([
+                "manifest_version": result.manifestVersion.map { .integer($0) } ?? .null,
+                "added": .integer(Int64(result.added)), "updated": .integer(Int64(result.updated)),
+                "removed": .integer(Int64(result.removed)), "skipped": .integer(Int64(result.skipped)),
+                "signature_failures": .integer(Int64(result.signatureFailures)),
+            ])
         }
         if result.status != .stale, !configuration.telemetryUrl.isEmpty {
             _ = try? await flushTelemetry()

@@ -192,8 +192,13 @@ struct Device {
         return Device(id: id, engine: engine)
     }
 
-    /// Runs the engine until nothing is runnable.
+    /// Runs the engine until nothing is runnable or in flight (at most 60 s: on a loaded machine
+    /// handlers may be scheduled late, so one bounded window is not enough).
     func settle() async throws {
-        _ = try await engine.runUntilIdle(maxTicks: 50, timeBudgetMs: 10_000)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let window = try await engine.runUntilIdle(maxTicks: 50, timeBudgetMs: 1_000)
+            if !window.hasPendingWork { return }
+        }
     }
 }

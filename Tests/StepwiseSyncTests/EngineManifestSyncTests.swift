@@ -40,12 +40,14 @@ struct EngineManifestSyncTests {
 
         let result = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
         #expect(result.status == .applied && result.added == 2 && result.signatureFailures == 0)
+        let telemetry = try await engine.pendingTelemetry().events
+        let applied = try #require(telemetry.first { $0["event_type"] == "manifest_applied" })
+        #expect(applied["payload"] == #"{"manifest_version":1000,"added":2,"updated":0,"removed":0,"skipped":0,"signature_failures":0}"#)
         let stored = await engine.loadedSequences()
         #expect(stored.map(\.key.description) == ["flow v1", "greet v1"])
         #expect(stored.allSatisfy { $0.origin == "manifest" && !$0.isRetired })
         let id = try await engine.start("greet")
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
-        #expect(try await engine.instance(id).state == .completed)
+        #expect(try await runUntilTerminal(engine, id) == .completed)
 
         // The same manifest again: nothing to do; the state survived in SQLite.
         await engine.shutdown()
@@ -81,7 +83,7 @@ struct EngineManifestSyncTests {
         manifest.serve(on: fetcher)
         _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
         let running = try await engine.start("flow")
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, running) { $0 == .waiting }
         #expect(try await engine.instance(running).state == .waiting)
 
         var next = ManifestBuilder()
@@ -100,8 +102,7 @@ struct EngineManifestSyncTests {
 
         // The running instance finishes on its pinned version; then the version is gone.
         try await engine.completeStep(instanceId: running, stepId: "ask", output: ["value": "yes"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
-        #expect(try await engine.instance(running).state == .completed)
+        #expect(try await runUntilTerminal(engine, running) == .completed)
         #expect(await engine.loadedSequences().isEmpty)
         #expect(try await engine.stepRuns(instanceId: running).count == 2, "its history is kept")
 
@@ -122,7 +123,7 @@ struct EngineManifestSyncTests {
         manifest.serve(on: fetcher)
         _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
         let old = try await engine.start("flow")
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, old) { $0 == .waiting }
 
         var next = ManifestBuilder()
         next.manifestVersion = 2_000
@@ -147,7 +148,7 @@ struct EngineManifestSyncTests {
         manifest.serve(on: fetcher)
         _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
         let pinned = try await engine.start("flow")
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, pinned) { $0 == .waiting }
 
         var next = ManifestBuilder()
         next.manifestVersion = 2_000
@@ -163,7 +164,7 @@ struct EngineManifestSyncTests {
 
         // The pinned instance finishes: v1 becomes evictable and the retry installs v3.
         try await engine.completeStep(instanceId: pinned, stepId: "ask", output: ["value": "ok"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        #expect(try await runUntilTerminal(engine, pinned) == .completed)
         let retried = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
         #expect(retried.status == .notModified && retried.outcomeByEntry == ["flow v3": .updated])
         #expect(await engine.loadedSequences().map(\.key.version) == [2, 3])

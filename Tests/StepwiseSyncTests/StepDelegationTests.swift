@@ -65,7 +65,7 @@ struct StepDelegationTests {
         let recorder = ParamsRecorder()
         let engine = try await makeEngine(database, transport: transport, recorder: recorder)
         let id = try await engine.start("weather", input: ["city": "Oslo"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, id) { $0 == .waiting }
         let waiting = try await engine.instance(id)
         #expect(waiting.state == .waiting && recorder.received.isEmpty)
         #expect(waiting.waitingReasons == ["step 'call_api' waits for the sync server to resolve its credentials:// params"])
@@ -79,8 +79,7 @@ struct StepDelegationTests {
         transport.answer(200, ["commands": [stepResult("r1", request: request, instance: id, success: true)]])
         let round = try await engine.syncChannel()
         #expect(round.commandsExecuted == 1)
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
-        #expect(try await engine.instance(id).state == .completed)
+        #expect(try await runUntilTerminal(engine, id) == .completed)
         #expect(recorder.received == [["key": "sk-live-4242", "city": "Oslo"]])
         let runs = try await engine.stepRuns(instanceId: id).filter { $0.stepId == "call_api" }
         #expect(runs.count == 1 && runs.first?.attempt == 1)
@@ -95,12 +94,12 @@ struct StepDelegationTests {
         let recorder = ParamsRecorder()
         let engine = try await makeEngine(database, transport: transport, recorder: recorder)
         let id = try await engine.start("weather", input: ["city": "Oslo"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, id) { $0 == .waiting }
         _ = try await engine.syncChannel()
         let request = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
         transport.answer(200, ["commands": [stepResult("r1", request: request, instance: id, success: false)]])
         _ = try await engine.syncChannel()
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntilTerminal(engine, id)
         let failed = try await engine.instance(id)
         #expect(failed.state == .failed && recorder.received.isEmpty)
         #expect(failed.error?.message.contains("credential resolution failed: no credential 'weather/api_key'") == true)
@@ -113,7 +112,7 @@ struct StepDelegationTests {
         let recorder = ParamsRecorder()
         let engine = try await makeEngine(database, transport: transport, recorder: recorder)
         let id = try await engine.start("weather", input: ["city": "Oslo"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, id) { $0 == .waiting }
         transport.answer(200, ["commands": [stepResult("r9", request: "not-a-request", instance: id, success: true)]])
         _ = try await engine.syncChannel()
         let results = transport.requests.last?.body["command_results"]
@@ -127,7 +126,7 @@ struct StepDelegationTests {
         let recorder = ParamsRecorder()
         let engine = try await makeEngine(database, transport: nil, recorder: recorder)
         let id = try await engine.start("weather", input: ["city": "Oslo"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntilTerminal(engine, id)
         let failed = try await engine.instance(id)
         #expect(failed.state == .failed && recorder.received.isEmpty)
         #expect(failed.error?.message.contains("credentials:// requires a configured sync channel") == true)
@@ -140,7 +139,7 @@ struct StepDelegationTests {
         let recorder = ParamsRecorder()
         let engine = try await makeEngine(database, transport: transport, recorder: recorder, hang: true)
         let id = try await engine.start("weather", input: ["city": "Oslo"])
-        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(engine, id) { $0 == .waiting }
         _ = try await engine.syncChannel()
         let first = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
         transport.answer(200, ["commands": [stepResult("r1", request: first, instance: id, success: true)]])
@@ -149,7 +148,7 @@ struct StepDelegationTests {
 
         let reopenedTransport = ScriptedTransport()
         let reopened = try await makeEngine(database, transport: reopenedTransport, recorder: recorder)
-        _ = try await reopened.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
+        try await runUntil(reopened, id) { $0 == .waiting }
         _ = try await reopened.syncChannel()
         let again = try #require(reopenedTransport.requests.last?.body["step_delegations"]?[0])
         let second = try #require(again["request_id"])
@@ -163,8 +162,7 @@ struct StepDelegationTests {
             ]
         ])
         _ = try await reopened.syncChannel()
-        _ = try await reopened.runUntilIdle(maxTicks: 10, timeBudgetMs: 5_000)
-        #expect(try await reopened.instance(id).state == .completed)
+        #expect(try await runUntilTerminal(reopened, id) == .completed)
         let runs = try await reopened.stepRuns(instanceId: id).filter { $0.stepId == "call_api" }
         #expect(runs.map(\.attempt) == [1], "the same attempt, not a new one")
         await reopened.shutdown()

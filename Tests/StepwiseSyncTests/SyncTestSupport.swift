@@ -274,3 +274,29 @@ extension SyncResult {
     /// The outcome names in order.
     var outcomes: [String] { entries.map(\.outcome.rawValue) }
 }
+
+/// Runs the engine until instance `id` is terminal (or `seconds` pass), so a loaded machine
+/// (handlers scheduled late on a busy cooperative pool) cannot make a test flaky.
+///
+/// - Returns: the instance's state at the end.
+@discardableResult
+func runUntilTerminal(_ engine: StepwiseEngine, _ id: InstanceID, seconds: Int = 60) async throws -> InstanceState {
+    try await runUntil(engine, id, seconds: seconds) { $0.isTerminal }
+}
+
+/// Runs the engine until instance `id`'s state satisfies `done` (or `seconds` pass).
+///
+/// - Returns: the instance's state at the end.
+@discardableResult
+func runUntil(
+    _ engine: StepwiseEngine, _ id: InstanceID, seconds: Int = 60, _ done: (InstanceState) -> Bool
+) async throws -> InstanceState {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        _ = try await engine.runUntilIdle(maxTicks: 50, timeBudgetMs: 1_000)
+        let state = try await engine.instance(id).state
+        if done(state) { return state }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    return try await engine.instance(id).state
+}
