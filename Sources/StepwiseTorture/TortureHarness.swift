@@ -45,8 +45,8 @@ public struct TortureHarness: Sendable {
         self.workDirectory = workDirectory
     }
 
-    /// Runs the reference and up to `maxPoints` crash points (commit boundaries, handler
-    /// invocations, then statements sampled across the run).
+    /// Runs the reference, then crash points (commit boundaries, handler invocations, statements
+    /// sampled across the run) until `maxPoints` were exercised or none is left.
     public func run(maxPoints: Int, progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
         var report = Report()
         let referenceDir = workDirectory + "/reference"
@@ -68,10 +68,15 @@ public struct TortureHarness: Sendable {
             + (1...max(1, counts[2])).map { .insideHandler($0) }
             + Swift.stride(from: 1, through: counts[1], by: 4).map { .beforeStatement($0) }
         if points.count > maxPoints {
+            // An even sample first; the other points follow, because a point planned from the
+            // reference run may not be reached in another (group commit varies the number of
+            // commits), and the run stops once `maxPoints` were exercised.
             let step = Double(points.count) / Double(maxPoints)
-            points = (0..<maxPoints).map { points[Int(Double($0) * step)] }
+            let sampled = (0..<maxPoints).map { Int(Double($0) * step) }
+            let chosen = Set(sampled)
+            points = sampled.map { points[$0] } + points.indices.filter { !chosen.contains($0) }.map { points[$0] }
         }
-        for point in points {
+        for point in points where report.exercised.count < maxPoints {
             let dir = workDirectory + "/point"
             try? FileManager.default.removeItem(atPath: dir)
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
