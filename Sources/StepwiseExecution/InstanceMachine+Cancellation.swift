@@ -28,6 +28,7 @@ extension InstanceMachine {
         node.finishedAt = now
         node.progress.waitID = nil
         node.progress.idempotencyKey = nil
+        node.progress.delegationRequestID = nil
         runtime[id] = node
     }
 

@@ -121,6 +121,24 @@ struct StepDelegationTests {
         await engine.shutdown()
     }
 
+    @Test func cancellingADelegatedStepIgnoresTheLateResult() async throws {
+        let database = Database()
+        let transport = ScriptedTransport()
+        let recorder = ParamsRecorder()
+        let engine = try await makeEngine(database, transport: transport, recorder: recorder)
+        let id = try await engine.start("weather", input: ["city": "Oslo"])
+        try await runUntil(engine, id) { $0 == .waiting }
+        _ = try await engine.syncChannel()
+        let request = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
+        try await engine.cancelInstance(id)
+        #expect(try await runUntilTerminal(engine, id) == .cancelled)
+        transport.answer(200, ["commands": [stepResult("r1", request: request, instance: id, success: true)]])
+        _ = try await engine.syncChannel()
+        #expect(transport.requests.last?.body["command_results"]?[0]?["outcome"] == "done")
+        #expect(try await engine.instance(id).state == .cancelled && recorder.received.isEmpty)
+        await engine.shutdown()
+    }
+
     @Test func withoutASyncChannelTheAttemptFails() async throws {
         let database = Database()
         let recorder = ParamsRecorder()

@@ -1,5 +1,8 @@
 import CSodiumRaw
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Stepwise
 import StepwiseServer
 import Synchronization
@@ -127,7 +130,7 @@ enum SyncBenchmarks {
         }
         let apiKey = "bench-key-0001"
         let store = try SQLiteSyncServerStore(path: serverPath)
-        try store.addAPIKey(apiKey, grant: .tenant(.defaultTenant), now: Int64(Date().timeIntervalSince1970 * 1000))
+        try await store.addAPIKey(apiKey, grant: .tenant(.defaultTenant), now: Int64(Date().timeIntervalSince1970 * 1000))
         let server = SyncServer(store: store)
         let bound = Mutex<Int?>(nil)
         let serverTask = Task { try await server.run(host: "127.0.0.1", port: 0) { port in bound.withLock { $0 = port } } }
