@@ -277,7 +277,10 @@ extension SequenceValidator {
                 version = Int(v)
             }
         }
-        let rawInput = object["input"].flatMap { $0.isNull ? nil : $0 } ?? .object(JSONObject())
+        // `null` is absent. (`nil` must be spelled as an Optional here: JSONValue is
+        // ExpressibleByNilLiteral, so a bare `nil` would become JSON null.)
+        var rawInput = JSONValue.object(JSONObject())
+        if let given = object["input"], !given.isNull { rawInput = given }
         let ip = pointer.appending("input")
         switch rawInput {
         case .object: break

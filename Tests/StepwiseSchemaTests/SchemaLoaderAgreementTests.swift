@@ -79,6 +79,30 @@ struct SchemaLoaderBoundaryTests {
             #"{"type": "sub_sequence", "id": "s", "sequence_name": "child"}"#,
             step("w", #", "wait_for_input": {}"#),
         ])),
+        // `null` is the same as absent for every optional member (as orch8's decoder treats it).
+        ("null optional members", #"""
+            {"name": "nulls", "version": 1, "deprecated": null, "on_failure": null, "on_cancel": null, "blocks": [
+              {"type": "step", "id": "a", "handler": "noop", "params": null, "when": null, "delay": null, "run_when": null,
+               "retry": null, "timeout": null, "cancellable": null, "wait_for_input": null},
+              {"type": "step", "id": "b", "handler": "noop",
+               "delay": {"duration": 1, "jitter": null, "business_days_only": null, "holidays": null},
+               "run_when": {"network": null, "charging": null, "battery_not_low": null},
+               "retry": {"max_attempts": 1, "initial_backoff": 1, "max_backoff": 2, "backoff_multiplier": null,
+                         "retry_if": null, "non_retryable_codes": null},
+               "wait_for_input": {"prompt": null, "timeout": null, "escalation_handler": null, "store_as": null,
+                                  "allow_comment": null, "choices": [{"label": null, "value": "x"}]}},
+              {"type": "router", "id": "r", "routes": null, "default": []},
+              {"type": "parallel", "id": "p", "branches": [[]], "fail_fast": null},
+              {"type": "race", "id": "q", "branches": [[]], "semantics": null},
+              {"type": "loop", "id": "l", "condition": "false", "body": [{"type": "step", "id": "c", "handler": "noop"}],
+               "max_iterations": null, "break_on": null, "continue_on_error": null, "poll_interval": null},
+              {"type": "for_each", "id": "f", "collection": "data.x", "body": [{"type": "step", "id": "d", "handler": "noop"}],
+               "item_var": null, "index_var": null, "max_iterations": null, "max_concurrency": null},
+              {"type": "try_catch", "id": "t", "try_block": [{"type": "step", "id": "e", "handler": "noop"}],
+               "catch_block": null, "finally_block": null},
+              {"type": "sub_sequence", "id": "s", "sequence_name": "child", "version": null, "input": null}
+            ]}
+            """#),
     ]
 
     @Test(arguments: cases.map(\.name))
