@@ -170,12 +170,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseDurabilityTests",
-            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTorture"],
+            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTorture", "StepwiseTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StepwiseEndToEndTests",
-            dependencies: ["Stepwise", "StepwiseTool"],
+            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

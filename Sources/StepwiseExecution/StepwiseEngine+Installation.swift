@@ -34,13 +34,7 @@ extension StepwiseEngine {
         bytes: [UInt8], compiled: CompiledSequence, sha256: String, origin: String
     ) throws(StepwiseError) -> StoredSequence {
         try checkOpen()
-        let missing = compiled.handlerNames.filter { handlers[$0] == nil }
-        if !missing.isEmpty {
-            throw StepwiseError(
-                .unregisteredHandler,
-                "sequence '\(compiled.name)' uses unregistered handlers: \(missing.joined(separator: ", "))",
-                context: ["handlers": .array(missing.map(JSONValue.string))])
-        }
+        try checkHandlersRegistered(compiled)
         let key = SequenceKey(name: compiled.name, version: compiled.version)
         // Hidden versions (retired, kept for finished instances) are only in the store.
         var existing = sequences[key]
@@ -117,6 +111,19 @@ extension StepwiseEngine {
         try applyCatalogRemovals(&batch)
         try store.commit(batch)
         finishCatalogRemovals(batch)
+    }
+
+    /// Refuses a sequence that names a handler not registered now.
+    ///
+    /// - Throws: ``StepwiseError`` `unregisteredHandler` with the names in `context["handlers"]`.
+    func checkHandlersRegistered(_ compiled: CompiledSequence) throws(StepwiseError) {
+        let missing = compiled.handlerNames.filter { handlers[$0] == nil }
+        guard missing.isEmpty else {
+            throw StepwiseError(
+                .unregisteredHandler,
+                "sequence '\(compiled.name)' uses unregistered handlers: \(missing.joined(separator: ", "))",
+                context: ["handlers": .array(missing.map(JSONValue.string))])
+        }
     }
 
     // MARK: Catalog removals

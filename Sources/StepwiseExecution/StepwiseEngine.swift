@@ -219,13 +219,7 @@ public actor StepwiseEngine {
                 .sequenceInvalid, invalid.description,
                 context: ["problems": .array(result.problems.map(\.jsonValue))])
         }
-        let missing = compiled.handlerNames.filter { handlers[$0] == nil }
-        if !missing.isEmpty {
-            throw StepwiseError(
-                .unregisteredHandler,
-                "sequence '\(compiled.name)' uses unregistered handlers: \(missing.joined(separator: ", "))",
-                context: ["handlers": .array(missing.map(JSONValue.string))])
-        }
+        try checkHandlersRegistered(compiled)
         let key = SequenceKey(name: compiled.name, version: compiled.version)
         let digest = SHA256.hexDigest(of: bytes)
         let warnings = result.warnings.map(\.description)

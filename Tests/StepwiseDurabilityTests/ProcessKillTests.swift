@@ -1,25 +1,13 @@
 import Foundation
 import Stepwise
+import StepwiseTesting
 import Testing
 
 /// The path of the `stepwise` executable built next to the test bundle.
 func stepwiseExecutablePath() throws -> String { try stepwiseExecutable().path }
 
 /// The `stepwise` executable built next to the test bundle.
-private func stepwiseExecutable() throws -> URL {
-    let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        Bundle.main.bundleURL.deletingLastPathComponent(),
-        Bundle.main.bundleURL,
-    ]
-    for directory in candidates {
-        var url = directory.appendingPathComponent("stepwise")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        url = directory.deletingLastPathComponent().appendingPathComponent("stepwise")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    throw CocoaError(.fileNoSuchFile)
-}
+private func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 
 /// Runs the crash child and returns its termination status and reason.
 private func runChild(_ arguments: [String]) throws -> (status: Int32, signalled: Bool) {

@@ -1,24 +1,12 @@
 import Foundation
 import Stepwise
+import StepwiseTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// The `stepwise` executable built next to the test bundle.
-func stepwiseExecutable() throws -> URL {
-    let candidates = [
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        Bundle.main.bundleURL.deletingLastPathComponent(),
-        Bundle.main.bundleURL,
-    ]
-    for directory in candidates {
-        var url = directory.appendingPathComponent("stepwise")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        url = directory.deletingLastPathComponent().appendingPathComponent("stepwise")
-        if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-    }
-    throw CocoaError(.fileNoSuchFile)
-}
+func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 
 /// Runs `stepwise ARGUMENTS` to completion.
 ///

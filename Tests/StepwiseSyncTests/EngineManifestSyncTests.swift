@@ -29,6 +29,23 @@ struct EngineManifestSyncTests {
         return engine
     }
 
+    /// Syncs a manifest listing `flow` v1 (manifest_version 1000) and starts an instance of it,
+    /// run until it waits.
+    func installFlowAndStartOne(_ engine: StepwiseEngine, fetcher: InMemoryManifestFetcher) async throws -> InstanceID {
+        var manifest = ManifestBuilder()
+        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
+        manifest.serve(on: fetcher)
+        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
+        let id = try await engine.start("flow")
+        #expect(try await runUntil(engine, id) { $0 == .waiting } == .waiting)
+        return id
+    }
+
+    /// `flow` at `version` (the same steps).
+    static func flow(version: Int) -> [UInt8] {
+        Array(waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": \#(version)"#).utf8)
+    }
+
     @Test func installsSignedSequencesThatCanBeStarted() async throws {
         let database = Database()
         let engine = try await makeEngine(database)
@@ -78,13 +95,7 @@ struct EngineManifestSyncTests {
         let database = Database()
         let engine = try await makeEngine(database)
         let fetcher = InMemoryManifestFetcher()
-        var manifest = ManifestBuilder()
-        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
-        manifest.serve(on: fetcher)
-        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
-        let running = try await engine.start("flow")
-        try await runUntil(engine, running) { $0 == .waiting }
-        #expect(try await engine.instance(running).state == .waiting)
+        let running = try await installFlowAndStartOne(engine, fetcher: fetcher)
 
         var next = ManifestBuilder()
         next.manifestVersion = 2_000
@@ -118,17 +129,11 @@ struct EngineManifestSyncTests {
         let database = Database()
         let engine = try await makeEngine(database)
         let fetcher = InMemoryManifestFetcher()
-        var manifest = ManifestBuilder()
-        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
-        manifest.serve(on: fetcher)
-        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
-        let old = try await engine.start("flow")
-        try await runUntil(engine, old) { $0 == .waiting }
+        let old = try await installFlowAndStartOne(engine, fetcher: fetcher)
 
         var next = ManifestBuilder()
         next.manifestVersion = 2_000
-        let v2 = Self.waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": 2"#)
-        next.add(Array(v2.utf8), name: "flow", version: 2, on: fetcher)
+        next.add(Self.flow(version: 2), name: "flow", version: 2, on: fetcher)
         next.serve(on: fetcher)
         let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
         #expect(result.outcomeByEntry == ["flow v2": .updated])
@@ -143,19 +148,11 @@ struct EngineManifestSyncTests {
         let database = Database()
         let engine = try await makeEngine(database, maxStoredSequences: 2)
         let fetcher = InMemoryManifestFetcher()
-        var manifest = ManifestBuilder()
-        manifest.add(Array(Self.waiting.utf8), name: "flow", version: 1, on: fetcher)
-        manifest.serve(on: fetcher)
-        _ = try await engine.sync(manifestURL: manifest.manifestURL, fetcher: fetcher)
-        let pinned = try await engine.start("flow")
-        try await runUntil(engine, pinned) { $0 == .waiting }
+        let pinned = try await installFlowAndStartOne(engine, fetcher: fetcher)
 
         var next = ManifestBuilder()
         next.manifestVersion = 2_000
-        for version in 2...3 {
-            let text = Self.waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": \#(version)"#)
-            next.add(Array(text.utf8), name: "flow", version: version, on: fetcher)
-        }
+        for version in 2...3 { next.add(Self.flow(version: version), name: "flow", version: version, on: fetcher) }
         next.serve(on: fetcher)
         let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
         // v1 is pinned, v2 is superseded by v3 only once v3 is stored: room for v2, none for v3.

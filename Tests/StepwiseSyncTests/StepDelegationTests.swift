@@ -47,6 +47,14 @@ struct StepDelegationTests {
         return engine
     }
 
+    /// A device engine with a scripted channel on a fresh database.
+    func makeDevice(hang: Bool = false) async throws -> (Database, ScriptedTransport, ParamsRecorder, StepwiseEngine) {
+        let database = Database()
+        let transport = ScriptedTransport()
+        let recorder = ParamsRecorder()
+        return (database, transport, recorder, try await makeEngine(database, transport: transport, recorder: recorder, hang: hang))
+    }
+
     func stepResult(_ id: String, request: JSONValue, instance: InstanceID, success: Bool) -> JSONValue {
         var payload: JSONObject = [
             "request_id": request, "instance_id": .string(instance.rawValue), "block_id": "call_api", "success": .bool(success),
@@ -59,11 +67,19 @@ struct StepDelegationTests {
         return ["id": .string(id), "type": "step_result", "payload": .object(payload)]
     }
 
+    /// Starts `weather`, runs it until its step is delegated and sends the delegation.
+    ///
+    /// - Returns: the instance and the delegation's request id.
+    func startDelegated(_ engine: StepwiseEngine, transport: ScriptedTransport) async throws -> (InstanceID, JSONValue) {
+        let id = try await engine.start("weather", input: ["city": "Oslo"])
+        try await runUntil(engine, id) { $0 == .waiting }
+        _ = try await engine.syncChannel()
+        let request = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
+        return (id, request)
+    }
+
     @Test func theServerResolvesTheParamsAndTheSecretIsNeverStored() async throws {
-        let database = Database()
-        let transport = ScriptedTransport()
-        let recorder = ParamsRecorder()
-        let engine = try await makeEngine(database, transport: transport, recorder: recorder)
+        let (database, transport, recorder, engine) = try await makeDevice()
         let id = try await engine.start("weather", input: ["city": "Oslo"])
         try await runUntil(engine, id) { $0 == .waiting }
         let waiting = try await engine.instance(id)
@@ -89,14 +105,8 @@ struct StepDelegationTests {
     }
 
     @Test func aFailedResolutionFailsTheAttemptPermanently() async throws {
-        let database = Database()
-        let transport = ScriptedTransport()
-        let recorder = ParamsRecorder()
-        let engine = try await makeEngine(database, transport: transport, recorder: recorder)
-        let id = try await engine.start("weather", input: ["city": "Oslo"])
-        try await runUntil(engine, id) { $0 == .waiting }
-        _ = try await engine.syncChannel()
-        let request = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
+        let (database, transport, recorder, engine) = try await makeDevice()
+        let (id, request) = try await startDelegated(engine, transport: transport)
         transport.answer(200, ["commands": [stepResult("r1", request: request, instance: id, success: false)]])
         _ = try await engine.syncChannel()
         try await runUntilTerminal(engine, id)
@@ -104,13 +114,11 @@ struct StepDelegationTests {
         #expect(failed.state == .failed && recorder.received.isEmpty)
         #expect(failed.error?.message.contains("credential resolution failed: no credential 'weather/api_key'") == true)
         await engine.shutdown()
+        withExtendedLifetime(database) {}
     }
 
     @Test func anUnknownRequestIdIsDoneAndIgnored() async throws {
-        let database = Database()
-        let transport = ScriptedTransport()
-        let recorder = ParamsRecorder()
-        let engine = try await makeEngine(database, transport: transport, recorder: recorder)
+        let (database, transport, recorder, engine) = try await makeDevice()
         let id = try await engine.start("weather", input: ["city": "Oslo"])
         try await runUntil(engine, id) { $0 == .waiting }
         transport.answer(200, ["commands": [stepResult("r9", request: "not-a-request", instance: id, success: true)]])
@@ -119,17 +127,12 @@ struct StepDelegationTests {
         #expect(results?[0]?["id"] == "r9" && results?[0]?["outcome"] == "done")
         #expect(try await engine.instance(id).state == .waiting && recorder.received.isEmpty)
         await engine.shutdown()
+        withExtendedLifetime(database) {}
     }
 
     @Test func cancellingADelegatedStepIgnoresTheLateResult() async throws {
-        let database = Database()
-        let transport = ScriptedTransport()
-        let recorder = ParamsRecorder()
-        let engine = try await makeEngine(database, transport: transport, recorder: recorder)
-        let id = try await engine.start("weather", input: ["city": "Oslo"])
-        try await runUntil(engine, id) { $0 == .waiting }
-        _ = try await engine.syncChannel()
-        let request = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
+        let (database, transport, recorder, engine) = try await makeDevice()
+        let (id, request) = try await startDelegated(engine, transport: transport)
         try await engine.cancelInstance(id)
         #expect(try await runUntilTerminal(engine, id) == .cancelled)
         transport.answer(200, ["commands": [stepResult("r1", request: request, instance: id, success: true)]])
@@ -137,6 +140,7 @@ struct StepDelegationTests {
         #expect(transport.requests.last?.body["command_results"]?[0]?["outcome"] == "done")
         #expect(try await engine.instance(id).state == .cancelled && recorder.received.isEmpty)
         await engine.shutdown()
+        withExtendedLifetime(database) {}
     }
 
     @Test func withoutASyncChannelTheAttemptFails() async throws {
@@ -152,14 +156,8 @@ struct StepDelegationTests {
     }
 
     @Test func aCrashAfterTheSecretsArriveDelegatesTheSameAttemptAgain() async throws {
-        let database = Database()
-        let transport = ScriptedTransport()
-        let recorder = ParamsRecorder()
-        let engine = try await makeEngine(database, transport: transport, recorder: recorder, hang: true)
-        let id = try await engine.start("weather", input: ["city": "Oslo"])
-        try await runUntil(engine, id) { $0 == .waiting }
-        _ = try await engine.syncChannel()
-        let first = try #require(transport.requests.last?.body["step_delegations"]?[0]?["request_id"])
+        let (database, transport, recorder, engine) = try await makeDevice(hang: true)
+        let (id, first) = try await startDelegated(engine, transport: transport)
         transport.answer(200, ["commands": [stepResult("r1", request: first, instance: id, success: true)]])
         _ = try await engine.syncChannel()
         await engine.simulateCrash()
