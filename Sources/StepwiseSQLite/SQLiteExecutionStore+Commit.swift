@@ -69,8 +69,6 @@ extension SQLiteExecutionStore {
         }
         try writeDeadLetters(batch)
         try writeOutbox(batch, now: batch.now)
-        try writeDeadLetters(batch)
-        try writeOutbox(batch, now: batch.now)
         for (key, value) in batch.metadata {
             let s = try connection.cachedStatement(
                 "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
