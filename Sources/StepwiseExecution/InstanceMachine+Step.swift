@@ -237,7 +237,8 @@ extension InstanceMachine {
         node.progress.attemptStartedAt = now
         let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
         let timeout: Int64? = step.timeoutMilliseconds.map { $0 > 0 ? $0 : nil } ?? (configured > 0 ? configured : nil)
-        node.dueAt = resolvedParams == nil ? nil : timeout.map { now + $0 }
+        // The timeout starts when the call is launched (it may wait for a free handler slot).
+        node.dueAt = nil
         runtime[id] = node
         let key = node.progress.idempotencyKey ?? ""
         log(

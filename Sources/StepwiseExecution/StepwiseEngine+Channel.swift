@@ -200,8 +200,9 @@ extension StepwiseEngine {
             let failure = p["error"]?.stringValue
             var call: HandlerCall?
             try transition(id) { call = $0.delegationResolved(requestID: requestID, resolvedParams: resolved, error: failure) }
-            // The secrets go to the handler call only, never to the store (SYNC.md §2.8).
-            if let call { launches.append(call) }
+            // The secrets go to the handler call only, never to the store (SYNC.md §2.8); the
+            // call waits for a free slot like any other.
+            if let call { resolvedCalls.append(call) }
             try commitPass()
             wake()
             return nil

@@ -179,6 +179,8 @@ extension StepwiseEngine {
             case .begin(let i, _), .resume(let i, _): ids.contains(i)
             }
         }
+        // Reloaded attempts that held secrets are delegated again through their `.resume` entry.
+        resolvedCalls.removeAll { ids.contains($0.instance) }
         for id in ids {
             if let runtime = live[id] {
                 for node in runtime.allNodes where !node.state.isTerminal {
@@ -230,6 +232,7 @@ extension StepwiseEngine {
     package var hasImmediateWork: Bool {
         if !inbox.isEmpty { return true }
         if let due = timers.earliest, due <= clock.now() { return true }
+        if !resolvedCalls.isEmpty && inFlight.count < Int(configuration.maxConcurrentSteps) { return true }
         return !queue.isEmpty && inFlight.count < Int(configuration.maxConcurrentSteps) && hasDispatchableEntry()
     }
 
@@ -298,6 +301,7 @@ extension StepwiseEngine {
 
     /// Turns queued nodes into in-flight calls while slots are free.
     private func dispatchQueued() {
+        dispatchResolvedCalls()
         var kept: [QueueEntry] = []
         var index = 0
         while index < queue.count {
@@ -335,6 +339,31 @@ extension StepwiseEngine {
             }
         }
         queue = kept
+    }
+
+    /// Launches delegated attempts whose secrets arrived, while slots are free; the attempt's
+    /// timeout starts now. A call whose attempt is no longer current (cancelled meanwhile) is dropped.
+    private func dispatchResolvedCalls() {
+        var waiting: [HandlerCall] = []
+        for call in resolvedCalls {
+            guard let runtime = live[call.instance], !runtime.record.isPaused,
+                inFlight.count + launches.count < Int(configuration.maxConcurrentSteps)
+            else {
+                if live[call.instance] != nil { waiting.append(call) }
+                continue
+            }
+            var current = false
+            transitionIgnoringErrors(call.instance) { machine in
+                current = machine.isCurrent(call.node, attempt: call.attempt, escalation: false)
+                guard current else { return }
+                var node = machine.runtime[call.node]
+                node.progress.attemptStartedAt = machine.now
+                node.dueAt = call.timeoutMs.map { machine.now + $0 }
+                machine.runtime[call.node] = node
+            }
+            if current { launches.append(call) }
+        }
+        resolvedCalls = waiting
     }
 
     // MARK: Crash simulation (tests, conformance)

@@ -68,6 +68,9 @@ public actor StepwiseEngine {
     var pendingJournal: [JournalEntry] = []
     var pendingBatch = StoreBatch()
     var launches: [HandlerCall] = []
+    /// Calls of delegated attempts whose secrets arrived, waiting for a free handler slot. They
+    /// live only in memory: after a restart the attempts are delegated again.
+    var resolvedCalls: [HandlerCall] = []
     var completedInPass = 0
     var advancedInPass: Set<InstanceID> = []
 
