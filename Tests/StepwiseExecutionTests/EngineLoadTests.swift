@@ -1,0 +1,239 @@
+import Foundation
+import Stepwise
+import Synchronization
+import Testing
+
+/// Resident memory of this process in bytes (`VmRSS` of `/proc/self/status`), `nil` where
+/// that file does not exist.
+func residentMemoryBytes() -> Int? {
+    #if os(Linux)
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        let kilobytes = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        return kilobytes.map { $0 * 1024 }
+    }
+    return nil
+    #else
+    return nil
+    #endif
+}
+
+/// `12.3 MiB`, or `n/a`.
+func mebibytes(_ bytes: Int?) -> String {
+    guard let bytes else { return "n/a" }
+    return String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+}
+
+/// The sizes of one engine load run; `STEPWISE_LOAD_INSTANCES` scales it (default 1,000).
+struct EngineLoadPlan: Sendable {
+    let instances: Int
+    let branches = 10
+    let completerTasks = 8
+
+    static var fromEnvironment: EngineLoadPlan {
+        let requested = ProcessInfo.processInfo.environment["STEPWISE_LOAD_INSTANCES"].flatMap { Int($0) }
+        return EngineLoadPlan(instances: max(1, requested ?? 1_000))
+    }
+
+    /// A sequence whose `parallel` has one `wait_for_input` step per branch, then a final step.
+    var sequence: String {
+        let branchBlocks = (0..<branches).map { index in
+            #"[{"type": "step", "id": "w\#(index)", "handler": "ask", "wait_for_input": {"prompt": "answer \#(index)", "store_as": "a\#(index)"}}]"#
+        }
+        return #"""
+            {"name": "load", "version": 1, "blocks": [
+              {"type": "parallel", "id": "fan", "branches": [\#(branchBlocks.joined(separator: ", "))]},
+              {"type": "step", "id": "done", "handler": "ask"}
+            ]}
+            """#
+    }
+}
+
+/// One answer: which instance, which wait, and the value a caller sent.
+struct LoadAnswer: Sendable, Hashable {
+    let instance: InstanceID
+    let step: String
+}
+
+/// Which caller's answer the engine accepted, per wait; a second acceptance is a lost update.
+final class AcceptedAnswers: Sendable {
+    private let accepted = Mutex<[LoadAnswer: String]>([:])
+    private let doubles = Mutex<[LoadAnswer]>([])
+    private let refusals = Mutex<[String: Int]>([:])
+    private let unexpected = Mutex<[String]>([])
+
+    func accept(_ answer: LoadAnswer, value: String) {
+        let previous = accepted.withLock { map in
+            let old = map[answer]
+            if old == nil { map[answer] = value }
+            return old
+        }
+        if previous != nil { doubles.withLock { $0.append(answer) } }
+    }
+
+    func refuse(_ error: any Error) {
+        guard let error = error as? StepwiseError, error.code == .invalidState else {
+            unexpected.withLock { $0.append("\(error)") }
+            return
+        }
+        let kind = error.message.contains("is not waiting") ? "step not waiting" : "instance terminal"
+        refusals.withLock { $0[kind, default: 0] += 1 }
+    }
+
+    func value(of answer: LoadAnswer) -> String? { accepted.withLock { $0[answer] } }
+    var acceptedCount: Int { accepted.withLock { $0.count } }
+    var doubleAcceptances: [LoadAnswer] { doubles.withLock { $0 } }
+    var refusalCounts: [String: Int] { refusals.withLock { $0 } }
+    var unexpectedErrors: [String] { unexpected.withLock { $0 } }
+}
+
+@Suite("Engine under load")
+struct EngineLoadTests {
+    /// 1,000 instances, each a `parallel` of 10 waits; 10,000 answers from 8 concurrent tasks,
+    /// with racing duplicates and late answers; every answer recorded exactly once.
+    @Test("1,000 instances × 10 parallel waits, 10,000 completeStep calls from 8 tasks", .timeLimit(.minutes(15)))
+    func concurrentCompletions() async throws {
+        let plan = EngineLoadPlan.fromEnvironment
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = UInt32(plan.instances * 2)
+        configuration.maxConcurrentSteps = 64
+        configuration.telemetryEnabled = false
+        let clock = VirtualClock()
+        let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration, clock: clock, randomSeed: 2026)
+        let handlerCalls = Counter()
+        await engine.registerHandler("ask") { context in
+            handlerCalls.hit(context.stepId == "done" ? "done" : "ask")
+            return [:]
+        }
+        _ = try await engine.loadSequence(json: Array(plan.sequence.utf8))
+        let memoryAtStart = residentMemoryBytes()
+        let started = ContinuousClock.now
+
+        var ids: [InstanceID] = []
+        for index in 0..<plan.instances {
+            ids.append(try await engine.start("load", input: ["n": .integer(Int64(index))]))
+        }
+        await engine.resume()
+        let expectedWaits = plan.instances * plan.branches
+        var open = 0
+        for _ in 0..<60_000 {
+            open = try await engine.pendingWaits().count
+            if open == expectedWaits { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try #require(open == expectedWaits, "every wait opens (hang guard)")
+        let memoryWaiting = residentMemoryBytes()
+
+        // Every (instance, wait) once, shuffled by a seeded generator, split over the tasks.
+        var answers = ids.flatMap { id in (0..<plan.branches).map { LoadAnswer(instance: id, step: "w\($0)") } }
+        var random = SeededGenerator(seed: 42)
+        answers.shuffle(using: &random)
+        let slices = (0..<plan.completerTasks).map { task in
+            stride(from: task, to: answers.count, by: plan.completerTasks).map { answers[$0] }
+        }
+        let accepted = AcceptedAnswers()
+        let calls = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<plan.completerTasks {
+                let mine = slices[task]
+                // Racing duplicates: every 10th answer of the next task's slice, another value.
+                let duplicates = slices[(task + 1) % plan.completerTasks].enumerated().filter { $0.offset % 10 == 0 }
+                    .map(\.element)
+                group.addTask {
+                    var duplicateIndex = 0
+                    for (offset, answer) in mine.enumerated() {
+                        await Self.answer(engine, answer, value: "\(answer.instance):\(answer.step)", accepted, calls)
+                        if offset % 10 == 5, duplicateIndex < duplicates.count {
+                            let duplicate = duplicates[duplicateIndex]
+                            duplicateIndex += 1
+                            await Self.answer(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
+                        }
+                    }
+                    for duplicate in duplicates[duplicateIndex...] {
+                        await Self.answer(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
+                    }
+                }
+            }
+        }
+
+        var active = -1
+        for _ in 0..<60_000 {
+            active = try await engine.activeInstances().count
+            if active == 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let elapsed = ContinuousClock.now - started
+        let memoryAtEnd = residentMemoryBytes()
+        #expect(active == 0, "every instance finishes (hang guard)")
+
+        // Late answers to finished instances are refused with invalidState.
+        for id in ids.prefix(100) {
+            await Self.answer(engine, LoadAnswer(instance: id, step: "w0"), value: "late", accepted, calls)
+        }
+
+        #expect(accepted.unexpectedErrors.isEmpty, "\(accepted.unexpectedErrors.prefix(5))")
+        #expect(accepted.doubleAcceptances.isEmpty, "answers accepted twice: \(accepted.doubleAcceptances.prefix(5))")
+        #expect(accepted.acceptedCount == expectedWaits)
+        let refused = accepted.refusalCounts.values.reduce(0, +)
+        #expect(refused == calls.count("calls") - expectedWaits, "every other call is refused: \(accepted.refusalCounts)")
+        #expect((accepted.refusalCounts["instance terminal"] ?? 0) >= 100)
+        #expect(handlerCalls.count("ask") == expectedWaits)
+        #expect(handlerCalls.count("done") == plan.instances)
+
+        var lost = 0
+        var wrongHistory = 0
+        for id in ids {
+            let snapshot = try await engine.instance(id)
+            #expect(snapshot.state == .completed)
+            for branch in 0..<plan.branches {
+                let answer = LoadAnswer(instance: id, step: "w\(branch)")
+                if snapshot.data["a\(branch)"] != accepted.value(of: answer).map(JSONValue.string) { lost += 1 }
+            }
+            let inputs = try await engine.history(of: id).filter { $0.kind == .inputReceived }.compactMap(\.stepID)
+            if inputs.sorted() != (0..<plan.branches).map({ "w\($0)" }).sorted() { wrongHistory += 1 }
+        }
+        #expect(lost == 0, "recorded answers differ from the accepted ones")
+        #expect(wrongHistory == 0, "each answer appears exactly once in the history")
+        await engine.shutdown()
+
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(
+            """
+            engine load: \(plan.instances) instances, \(expectedWaits) waits, \(calls.count("calls")) completeStep calls \
+            (\(accepted.acceptedCount) accepted, refused \(accepted.refusalCounts)) from \(plan.completerTasks) tasks \
+            in \(String(format: "%.1f", seconds)) s (\(String(format: "%.0f", Double(calls.count("calls")) / seconds)) calls/s \
+            overall); RSS start \(mebibytes(memoryAtStart)), all waiting \(mebibytes(memoryWaiting)), \
+            end \(mebibytes(memoryAtEnd))
+            """)
+    }
+
+    /// Sends one answer and records whether it was accepted or refused.
+    private static func answer(
+        _ engine: StepwiseEngine, _ answer: LoadAnswer, value: String, _ accepted: AcceptedAnswers, _ calls: Counter
+    ) async {
+        calls.hit("calls")
+        do {
+            try await engine.completeStep(instanceId: answer.instance, stepId: answer.step, output: ["value": .string(value)])
+            accepted.accept(answer, value: value)
+        } catch {
+            accepted.refuse(error)
+        }
+    }
+}
+
+/// SplitMix64: a seeded generator for shuffles in tests.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
