@@ -71,8 +71,8 @@ func databaseDump(_ path: String) throws -> [String] {
     let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true, busyTimeout: .seconds(30)))
     var lines: [String] = []
     for table in ["sequences", "instances", "nodes", "journal", "outbox", "dead_letters", "metadata", "command_markers"] {
-        let rows = try reader.query("SELECT * FROM \(table) ORDER BY rowid")
-        lines += rows.map { "\(table): \($0.map { "\($0)" }.joined(separator: " | "))" }
+        let rows = try reader.query("SELECT * FROM \(table)")
+        lines += rows.map { "\(table): \($0.map { "\($0)" }.joined(separator: " | "))" }.sorted()
     }
     return lines
 }

@@ -78,7 +78,9 @@ struct StorageFaultTests {
         expectStorageError(error, reason: "disk_full", path: directory.database, mentioning: ["full", "SQLITE_FULL"])
         try await expectStillWaiting(engine, id, dump: before, path: directory.database)
         // Still full: a second attempt fails the same way, and the run loop has nothing to do.
-        #expect(throws: StepwiseError.self) { try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes) }
+        await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
+        }
         _ = try await engine.tickOnce()
 
         faults.fault = .none
@@ -154,6 +156,36 @@ struct StorageFaultTests {
         await engine.shutdown()
     }
 
+    @Test("a commit failing while a durable timer fires: the timer fires again once storage works")
+    func failedCommitOfAFiredTimer() async throws {
+        let directory = try FaultTestDirectory()
+        defer { directory.cleanup() }
+        let faults = StorageFaultSwitch()
+        let log = HandlerLog()
+        let clock = VirtualClock()
+        let store = try openFaultableStore(path: directory.database, faults: faults)
+        let engine = try await openFaultEngine(store: store, clock: clock, log: log)
+        _ = try await engine.loadSequence(
+            json: Array(
+                #"{"name": "nap", "version": 1, "blocks": [{"type": "step", "id": "nap", "handler": "sleep", "params": {"ms": 1000}}, {"type": "step", "id": "finish", "handler": "work"}]}"#
+                    .utf8))
+        let id = try await engine.start("nap")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 30_000)
+        let due = try #require(await engine.nextDeadline())
+        let before = try databaseDump(directory.database)
+        clock.advance(to: due)
+        faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal"])
+        let error = await #expect(throws: StepwiseError.self) { try await engine.tickOnce() }
+        expectStorageError(error, reason: "disk_full", path: directory.database, mentioning: ["SQLITE_FULL"])
+        #expect(try databaseDump(directory.database) == before)
+
+        faults.fault = .none
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed, "the timer popped by the failed pass is re-armed")
+        #expect(log.count("finish") == 1)
+        await engine.shutdown()
+    }
+
     // MARK: Read-only
 
     @Test("read-only connection (query_only) on completeStep and cancel: storage error, recovery after")
@@ -177,6 +209,9 @@ struct StorageFaultTests {
         #expect(try await engine.instance(id).cancelRequested == false, "the refused cancel left no trace")
 
         faults.fault = .none
+        // The switch acts at the next statement the store steps; `BEGIN` is not one, so a read
+        // lifts `query_only` before the next write transaction begins.
+        _ = try await engine.history(of: id)
         try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
         try await runToRest(engine, clock: clock)
         try await expectFaultFreeResult(engine, id, log: log, path: directory.database)
@@ -309,7 +344,7 @@ struct StorageFaultTests {
         let directory = try FaultTestDirectory()
         defer { directory.cleanup() }
         let text = Array(String(repeating: "these are my holiday notes, not a database\n", count: 200).utf8)
-        FileManager.default.createFile(atPath: directory.database, contents: Data(text))
+        #expect(FileManager.default.createFile(atPath: directory.database, contents: Data(text)))
         let error = #expect(throws: StepwiseError.self) { _ = try StepwiseEngine(databasePath: directory.database) }
         expectStorageError(error, reason: "corrupt", path: directory.database, mentioning: ["not a database"])
         #expect(FileManager.default.contents(atPath: directory.database).map(Array.init) == text, "never overwritten")
@@ -363,7 +398,7 @@ struct StorageFaultTests {
             let engine = try StepwiseEngine(databasePath: directory.database)
             do { _ = try await engine.instances() } catch { pageError = error }
             await engine.shutdown()
-        } catch let error as StepwiseError {
+        } catch {
             pageError = error
         }
         let error = try #require(pageError, "reading damaged pages must fail")
