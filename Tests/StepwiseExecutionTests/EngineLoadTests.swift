@@ -24,15 +24,20 @@ func mebibytes(_ bytes: Int?) -> String {
     return String(format: "%.1f MiB", Double(bytes) / 1_048_576)
 }
 
-/// The sizes of one engine load run; `STEPWISE_LOAD_INSTANCES` scales it (default 1,000).
+/// The sizes of one engine load run; `STEPWISE_LOAD_INSTANCES` (default 1,000) and
+/// `STEPWISE_LOAD_WAVES` (default 1) scale it.
 struct EngineLoadPlan: Sendable {
     let instances: Int
+    /// Rounds of `instances` run one after another on the same engine (memory must stay flat).
+    let waves: Int
     let branches = 10
     let completerTasks = 8
 
     static var fromEnvironment: EngineLoadPlan {
-        let requested = ProcessInfo.processInfo.environment["STEPWISE_LOAD_INSTANCES"].flatMap { Int($0) }
-        return EngineLoadPlan(instances: max(1, requested ?? 1_000))
+        let environment = ProcessInfo.processInfo.environment
+        let requested = environment["STEPWISE_LOAD_INSTANCES"].flatMap { Int($0) }
+        let waves = environment["STEPWISE_LOAD_WAVES"].flatMap { Int($0) }
+        return EngineLoadPlan(instances: min(max(1, requested ?? 1_000), 100_000), waves: min(max(1, waves ?? 1), 100))
     }
 
     /// A sequence whose `parallel` has one `wait_for_input` step per branch, then a final step.
@@ -108,14 +113,45 @@ struct EngineLoadTests {
             return [:]
         }
         _ = try await engine.loadSequence(json: Array(plan.sequence.utf8))
-        let memoryAtStart = residentMemoryBytes()
-        let started = ContinuousClock.now
+        await engine.resume()
+        var memory = ["start \(mebibytes(residentMemoryBytes()))"]
+        for wave in 0..<plan.waves {
+            let figures = try await Self.runWave(wave, plan: plan, engine: engine)
+            memory.append("wave \(wave + 1): all waiting \(mebibytes(figures.memoryWaiting)), end \(mebibytes(residentMemoryBytes()))")
+            print(
+                """
+                engine load wave \(wave + 1)/\(plan.waves): \(plan.instances) instances, \(figures.waits) waits, \
+                \(figures.calls) completeStep calls (\(figures.accepted) accepted, refused \(figures.refusals)) from \
+                \(plan.completerTasks) tasks; \(String(format: "%.1f", figures.seconds)) s start to finish, answers \
+                \(String(format: "%.1f", figures.answerSeconds)) s (\(String(format: "%.0f", Double(figures.calls) / figures.answerSeconds)) \
+                calls/s)
+                """)
+        }
+        #expect(handlerCalls.count("ask") == plan.instances * plan.branches * plan.waves)
+        #expect(handlerCalls.count("done") == plan.instances * plan.waves)
+        await engine.shutdown()
+        print("engine load RSS: \(memory.joined(separator: "; "))")
+    }
 
+    /// What one wave measured.
+    struct WaveFigures {
+        let waits: Int
+        let calls: Int
+        let accepted: Int
+        let refusals: [String: Int]
+        let seconds: Double
+        let answerSeconds: Double
+        let memoryWaiting: Int?
+    }
+
+    /// Starts `plan.instances` instances, answers all their waits from concurrent tasks (with
+    /// racing duplicates), waits until all finish, sends late answers, and checks the records.
+    private static func runWave(_ wave: Int, plan: EngineLoadPlan, engine: StepwiseEngine) async throws -> WaveFigures {
+        let started = ContinuousClock.now
         var ids: [InstanceID] = []
         for index in 0..<plan.instances {
-            ids.append(try await engine.start("load", input: ["n": .integer(Int64(index))]))
+            ids.append(try await engine.start("load", input: ["n": .integer(Int64(index)), "wave": .integer(Int64(wave))]))
         }
-        await engine.resume()
         let expectedWaits = plan.instances * plan.branches
         var open = 0
         for _ in 0..<60_000 {
@@ -128,13 +164,14 @@ struct EngineLoadTests {
 
         // Every (instance, wait) once, shuffled by a seeded generator, split over the tasks.
         var answers = ids.flatMap { id in (0..<plan.branches).map { LoadAnswer(instance: id, step: "w\($0)") } }
-        var random = SeededGenerator(seed: 42)
+        var random = SeededGenerator(seed: 42 + UInt64(wave))
         answers.shuffle(using: &random)
         let slices = (0..<plan.completerTasks).map { task in
             stride(from: task, to: answers.count, by: plan.completerTasks).map { answers[$0] }
         }
         let accepted = AcceptedAnswers()
         let calls = Counter()
+        let answering = ContinuousClock.now
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<plan.completerTasks {
                 let mine = slices[task]
@@ -144,19 +181,20 @@ struct EngineLoadTests {
                 group.addTask {
                     var duplicateIndex = 0
                     for (offset, answer) in mine.enumerated() {
-                        await Self.answer(engine, answer, value: "\(answer.instance):\(answer.step)", accepted, calls)
+                        await send(engine, answer, value: "\(answer.instance):\(answer.step)", accepted, calls)
                         if offset % 10 == 5, duplicateIndex < duplicates.count {
                             let duplicate = duplicates[duplicateIndex]
                             duplicateIndex += 1
-                            await Self.answer(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
+                            await send(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
                         }
                     }
                     for duplicate in duplicates[duplicateIndex...] {
-                        await Self.answer(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
+                        await send(engine, duplicate, value: "duplicate-from-\(task)", accepted, calls)
                     }
                 }
             }
         }
+        let answerSeconds = seconds(ContinuousClock.now - answering)
 
         var active = -1
         for _ in 0..<60_000 {
@@ -164,13 +202,12 @@ struct EngineLoadTests {
             if active == 0 { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        let elapsed = ContinuousClock.now - started
-        let memoryAtEnd = residentMemoryBytes()
+        let elapsed = seconds(ContinuousClock.now - started)
         #expect(active == 0, "every instance finishes (hang guard)")
 
         // Late answers to finished instances are refused with invalidState.
         for id in ids.prefix(100) {
-            await Self.answer(engine, LoadAnswer(instance: id, step: "w0"), value: "late", accepted, calls)
+            await send(engine, LoadAnswer(instance: id, step: "w0"), value: "late", accepted, calls)
         }
 
         #expect(accepted.unexpectedErrors.isEmpty, "\(accepted.unexpectedErrors.prefix(5))")
@@ -179,8 +216,6 @@ struct EngineLoadTests {
         let refused = accepted.refusalCounts.values.reduce(0, +)
         #expect(refused == calls.count("calls") - expectedWaits, "every other call is refused: \(accepted.refusalCounts)")
         #expect((accepted.refusalCounts["instance terminal"] ?? 0) >= 100)
-        #expect(handlerCalls.count("ask") == expectedWaits)
-        #expect(handlerCalls.count("done") == plan.instances)
 
         var lost = 0
         var wrongHistory = 0
@@ -196,21 +231,17 @@ struct EngineLoadTests {
         }
         #expect(lost == 0, "recorded answers differ from the accepted ones")
         #expect(wrongHistory == 0, "each answer appears exactly once in the history")
-        await engine.shutdown()
+        return WaveFigures(
+            waits: expectedWaits, calls: calls.count("calls"), accepted: accepted.acceptedCount,
+            refusals: accepted.refusalCounts, seconds: elapsed, answerSeconds: answerSeconds, memoryWaiting: memoryWaiting)
+    }
 
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(
-            """
-            engine load: \(plan.instances) instances, \(expectedWaits) waits, \(calls.count("calls")) completeStep calls \
-            (\(accepted.acceptedCount) accepted, refused \(accepted.refusalCounts)) from \(plan.completerTasks) tasks \
-            in \(String(format: "%.1f", seconds)) s (\(String(format: "%.0f", Double(calls.count("calls")) / seconds)) calls/s \
-            overall); RSS start \(mebibytes(memoryAtStart)), all waiting \(mebibytes(memoryWaiting)), \
-            end \(mebibytes(memoryAtEnd))
-            """)
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// Sends one answer and records whether it was accepted or refused.
-    private static func answer(
+    private static func send(
         _ engine: StepwiseEngine, _ answer: LoadAnswer, value: String, _ accepted: AcceptedAnswers, _ calls: Counter
     ) async {
         calls.hit("calls")

@@ -139,7 +139,9 @@ struct ServerLoadTests {
             #expect(lastSent.count == plan.devices * plan.instancesPerDevice)
             #expect(mismatches.isEmpty, "lost updates: \(mismatches.prefix(5))")
             #expect(figures.errors.isEmpty, "errors: \(figures.errors.prefix(5))")
-            let approvals = try await client.send(.get, "/mobile/approvals?limit=500").json["total"]?.exactIntegerValue ?? -1
+            let approvals = try await client.send(.get, "/mobile/approvals?state=all&limit=500").json["total"]?.exactIntegerValue ?? -1
+            let resolved = try await client.send(.get, "/mobile/approvals?state=resolved&limit=500").json["total"]?
+                .exactIntegerValue ?? -1
             let perDevice = (plan.seconds + plan.approvalEvery - 1) / plan.approvalEvery
             #expect(approvals == Int64(plan.devices * perDevice), "every approval request stored once")
 
@@ -150,7 +152,7 @@ struct ServerLoadTests {
                 \(String(format: "%.1f", seconds)) s = \(String(format: "%.0f", Double(figures.requestCount) / seconds)) req/s; \
                 latency p50 \(String(format: "%.1f", figures.percentile(0.5))) ms, p99 \
                 \(String(format: "%.1f", figures.percentile(0.99))) ms, max \(String(format: "%.1f", figures.percentile(1))) ms; \
-                errors \(figures.errors.count); RSS \(figures.memoryReport)
+                errors \(figures.errors.count); approvals \(approvals) (\(resolved) resolved); RSS \(figures.memoryReport)
                 """)
         }
     }
