@@ -22,6 +22,13 @@ enum StorageFault: Sendable, Equatable {
 /// The switch a test holds; the store's fault injector reads it before every statement.
 final class StorageFaultSwitch: Sendable {
     private let state = Mutex(StorageFault.none)
+    private let raised = Mutex(0)
+
+    /// How many injected errors were thrown so far.
+    var injectedCount: Int { raised.withLock { $0 } }
+
+    /// Counts one injected error.
+    func countInjection() { raised.withLock { $0 += 1 } }
 
     /// The fault in force.
     var fault: StorageFault {
@@ -58,6 +65,7 @@ func openFaultableStore(
         if case .injected(let code, let prefixes) = wanted, case .step(let sql) = point {
             let statement = sql.trimmingCharacters(in: .whitespacesAndNewlines)
             if let prefix = prefixes.first(where: { statement.hasPrefix($0) }) {
+                faults.countInjection()
                 throw SQLiteError(extendedCode: code, message: "injected fault before \(prefix)", sql: sql)
             }
         }

@@ -186,6 +186,54 @@ struct StorageFaultTests {
         await engine.shutdown()
     }
 
+    @Test("the background run loop backs off while commits fail, then finishes the instance once they work")
+    func runLoopBacksOffWhileStorageFails() async throws {
+        let directory = try FaultTestDirectory()
+        defer { directory.cleanup() }
+        let faults = StorageFaultSwitch()
+        let log = HandlerLog()
+        let clock = VirtualClock()
+        let store = try openFaultableStore(path: directory.database, faults: faults)
+        // Every `prepare` result fails to commit while the fault is on.
+        let engine = try await openFaultEngine(store: store, clock: clock, log: log) { context in
+            if context.stepId == "prepare" && log.count("prepare") == 1 {
+                faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal"])
+            }
+            return ["step": .string(context.stepId)]
+        }
+        let id = try await engine.start("faults", input: ["user": "ada"])
+        await engine.resume()
+        var settled = false
+        for _ in 0..<5_000 where !settled {
+            try await Task.sleep(for: .milliseconds(1))
+            settled = faults.injectedCount >= 1
+        }
+        try #require(settled, "the first attempt ran and its result was not recorded (hang guard)")
+        // The clock does not move: a loop that backs off runs no further attempt meanwhile.
+        for _ in 0..<100 { await Task.yield() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(log.count("prepare") == 1, "no hot retry loop while storage fails")
+
+        faults.fault = .none
+        var state = InstanceState.running
+        for round in 1...200 where state != .waiting {
+            clock.advance(to: Int64(round) * 10_000)
+            try await Task.sleep(for: .milliseconds(5))
+            state = try await engine.instance(id).state
+        }
+        #expect(state == .waiting, "the loop retried after its heartbeat")
+        #expect(log.count("prepare") == 2 && log.keys("prepare").count == 1, "one re-run, same idempotency key")
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
+        for round in 201...400 where state != .completed {
+            clock.advance(to: Int64(round) * 10_000)
+            try await Task.sleep(for: .milliseconds(5))
+            state = try await engine.instance(id).state
+        }
+        #expect(state == .completed)
+        #expect(log.count("finish") == 1)
+        await engine.shutdown()
+    }
+
     // MARK: Read-only
 
     @Test("read-only connection (query_only) on completeStep and cancel: storage error, recovery after")
