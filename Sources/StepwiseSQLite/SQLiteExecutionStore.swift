@@ -1,4 +1,9 @@
 internal import CSQLite
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 public import StepwiseExecution
 import StepwiseJSON
 
@@ -30,6 +35,13 @@ public final class SQLiteExecutionStore: ExecutionStore {
         path: String, durability: EngineConfiguration.Durability = .normal, busyTimeoutMs: Int = 5000
     ) throws(StepwiseError) {
         self.path = path
+        // SQLite opens a file it may not write (mode 0444, a read-only directory or mount) read-only
+        // without an error, and its first read then creates `-wal`/`-shm` with the file's
+        // read-only mode, which keep failing writes after the file is made writable again. The
+        // engine can do nothing read-only (recovery itself writes): refuse before SQLite touches it.
+        if access(path, F_OK) == 0 && access(path, W_OK) != 0 {
+            throw Self.readOnlyError(path)
+        }
         do {
             connection = try SQLiteConnection(
                 path: path,
@@ -39,11 +51,22 @@ public final class SQLiteExecutionStore: ExecutionStore {
         } catch {
             throw Self.storageError("cannot open database", error, path: path, busyTimeoutMs: busyTimeoutMs)
         }
+        // Whatever the check above could not see (https://www.sqlite.org/c3ref/db_readonly.html).
+        if sqlite3_db_readonly(connection.handle.database, "main") == 1 {
+            throw Self.readOnlyError(path)
+        }
         do {
             _ = try SQLiteExecutionStore.migrator.migrate(connection)
         } catch {
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
         }
+    }
+
+    /// The error for a database file this process may not write.
+    static func readOnlyError(_ path: String) -> StepwiseError {
+        StepwiseError(
+            .storage, "cannot open database (\(path)): the file is read-only (SQLITE_READONLY)",
+            context: ["path": .string(path), "reason": "read_only", "sqlite_code": 8])
     }
 
     /// Maps an SQLite failure to the engine's error: `storage` naming the operation, the file and

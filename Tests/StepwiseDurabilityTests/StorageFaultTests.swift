@@ -267,49 +267,37 @@ struct StorageFaultTests {
     }
 
     @Test(
-        "a database file with mode 0444: opening or the first write fails with storage naming the file",
-        .enabled(if: fileModesApply, "root ignores file modes"))
-    func readOnlyFile() async throws {
+        "a read-only database file or directory: opening fails with storage naming the file; writable again, it runs on",
+        .enabled(if: fileModesApply, "root ignores file modes"),
+        arguments: [(file: 0o444, directory: 0o755), (file: 0o644, directory: 0o555), (file: 0o444, directory: 0o555)])
+    func readOnlyFile(modes: (file: Int, directory: Int)) async throws {
         let directory = try FaultTestDirectory()
         defer { directory.cleanup() }
         let log = HandlerLog()
         let clock = VirtualClock()
-        do {
-            let engine = try await openFaultEngine(
-                store: try SQLiteExecutionStore(path: directory.database), clock: clock, log: log)
-            _ = try await engine.start("faults", input: ["user": "ada"])
-            try await runToRest(engine, clock: clock)
-            await engine.shutdown()
+        let (_, bytes) = try await checkpointedWaitingDatabase(directory, log: log)
+        // A copy without `-wal`/`-shm` in its own directory: what a host finds after a restore
+        // or on a read-only volume (with the side files present SQLite would write into them).
+        let readOnly = directory.url.appendingPathComponent("read-only")
+        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
+        let path = readOnly.appendingPathComponent("engine.db").path
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: modes.file], ofItemAtPath: path)
+        try FileManager.default.setAttributes([.posixPermissions: modes.directory], ofItemAtPath: readOnly.path)
+        let error = #expect(throws: StepwiseError.self) {
+            _ = try StepwiseEngine(databasePath: path, clock: clock, randomSeed: 11)
         }
-        let before = try databaseDump(directory.database)
-        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: directory.database)
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.url.path)
-        var failure: StepwiseError?
-        do {
-            let engine = try StepwiseEngine(databasePath: directory.database, clock: clock, randomSeed: 11)
-            await engine.registerHandler("work") { _ in [:] }
-            let id = try #require(try await engine.instances().items.first?.instanceId)
-            do {
-                try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
-            } catch {
-                failure = error
-            }
-            await engine.shutdown()
-        } catch let error as StepwiseError {
-            failure = error
-        }
-        let error = try #require(failure, "writing to a read-only database must fail")
-        #expect(error.code == .storage, "\(error)")
-        #expect(error.message.contains(directory.database), "\(error.message)")
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: directory.database)
-        #expect(try databaseDump(directory.database) == before)
+        #expect(error?.code == .storage, "\(String(describing: error))")
+        #expect(error?.message.contains(path) == true, "\(String(describing: error))")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: readOnly.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "the failed open wrote nothing")
 
-        let engine = try await openFaultEngine(store: try SQLiteExecutionStore(path: directory.database), clock: clock, log: log)
+        let engine = try await openFaultEngine(store: try SQLiteExecutionStore(path: path), clock: clock, log: log)
         let id = try #require(try await engine.instances().items.first?.instanceId)
         try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
         try await runToRest(engine, clock: clock)
-        try await expectFaultFreeResult(engine, id, log: log, path: directory.database)
+        try await expectFaultFreeResult(engine, id, log: log, path: path)
         await engine.shutdown()
     }
 
