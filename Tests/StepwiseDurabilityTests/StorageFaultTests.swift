@@ -144,6 +144,13 @@ struct StorageFaultTests {
         #expect(try databaseDump(directory.database) == before)
         #expect(try await engine.instances().items.isEmpty)
         #expect(try await engine.activeInstances().isEmpty)
+        // Loading a new version fails the same way and leaves the loaded versions as they were.
+        let version2 = faultSequence.replacingOccurrences(of: #""version": 1"#, with: #""version": 2"#)
+            .replacingOccurrences(of: "Approve?", with: "Approve? " + bulkyNote)
+        let load = await #expect(throws: StepwiseError.self) { try await engine.loadSequence(json: Array(version2.utf8)) }
+        expectStorageError(load, reason: "disk_full", path: directory.database, mentioning: ["full"])
+        #expect(await engine.loadedSequences().map(\.key.version) == [1])
+        #expect(try databaseDump(directory.database) == before)
 
         faults.fault = .none
         let id = try await engine.start("faults", input: ["user": "ada"], dedupKey: "ada")
