@@ -58,6 +58,12 @@ public final class SQLiteExecutionStore: ExecutionStore {
         do {
             _ = try SQLiteExecutionStore.migrator.migrate(connection)
         } catch {
+            // A lock, a full disk, a read-only or corrupt file get the same code, reason and
+            // message as at any other time (a lock held past busyTimeoutMs is a `timeout`).
+            let cause = ((error as? SQLiteMigrationError)?.underlyingError ?? error) as? SQLiteError
+            if let cause, cause.isBusy || cause.isFull || cause.isReadOnly || cause.isCorrupt {
+                throw Self.storageError("cannot migrate database", cause, path: path, busyTimeoutMs: busyTimeoutMs)
+            }
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
         }
     }

@@ -380,6 +380,34 @@ struct StorageFaultTests {
         await engine.shutdown()
     }
 
+    @Test("creating the schema while another connection holds the write lock: timeout naming the file, then it opens")
+    func migrateWhileLocked() async throws {
+        let directory = try FaultTestDirectory()
+        defer { directory.cleanup() }
+        // An empty WAL database whose write lock another connection holds.
+        let holder = try SQLiteConnection(path: directory.database, configuration: .init(durability: .normal))
+        try holder.execute("BEGIN IMMEDIATE")
+        try holder.execute("CREATE TABLE held_by_test (x)")
+        var configuration = EngineConfiguration()
+        configuration.operationTimeoutMs = 150
+        let error = #expect(throws: StepwiseError.self) {
+            _ = try StepwiseEngine(databasePath: directory.database, configuration: configuration, randomSeed: 3)
+        }
+        expectStorageError(error, code: .timeout, reason: "locked", path: directory.database, mentioning: ["locked", "150 ms"])
+        try holder.execute("ROLLBACK")
+
+        let log = HandlerLog()
+        let clock = VirtualClock()
+        let engine = try await openFaultEngine(
+            store: try SQLiteExecutionStore(path: directory.database, busyTimeoutMs: 150), clock: clock, log: log)
+        let id = try await engine.start("faults", input: ["user": "ada"])
+        try await runToRest(engine, clock: clock)
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
+        try await runToRest(engine, clock: clock)
+        try await expectFaultFreeResult(engine, id, log: log, path: directory.database)
+        await engine.shutdown()
+    }
+
     // MARK: Corruption
 
     @Test("a file that is not a database: storage error naming it, and the file is left untouched")
