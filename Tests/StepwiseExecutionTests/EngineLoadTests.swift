@@ -60,6 +60,18 @@ struct LoadAnswer: Sendable, Hashable {
     let step: String
 }
 
+/// Instance ids in the order they were started, shared between the starting task and the others.
+final class StartedInstances: Sendable {
+    private let ids = Mutex<[InstanceID]>([])
+
+    func append(_ id: InstanceID) { ids.withLock { $0.append(id) } }
+
+    /// The `index`-th started instance, once it exists.
+    func id(at index: Int) -> InstanceID? { ids.withLock { $0.count > index ? $0[index] : nil } }
+
+    var all: [InstanceID] { ids.withLock { $0 } }
+}
+
 /// Which caller's answer the engine accepted, per wait; a second acceptance is a lost update.
 final class AcceptedAnswers: Sendable {
     private let accepted = Mutex<[LoadAnswer: String]>([:])
@@ -131,6 +143,89 @@ struct EngineLoadTests {
         #expect(handlerCalls.count("done") == plan.instances * plan.waves)
         await engine.shutdown()
         print("engine load RSS: \(memory.joined(separator: "; "))")
+    }
+
+    /// Answers sent while the engine is still starting the instances and running the waits'
+    /// handlers (a wait not open yet is refused and retried): each answer lands exactly once.
+    @Test("answers racing the dispatch of their waits: each recorded exactly once", .timeLimit(.minutes(15)))
+    func answersRacingDispatch() async throws {
+        let plan = EngineLoadPlan(instances: 300, waves: 1)
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = UInt32(plan.instances * 2)
+        configuration.maxConcurrentSteps = 16
+        configuration.telemetryEnabled = false
+        let engine = try StepwiseEngine(
+            databasePath: db.path, configuration: configuration, clock: VirtualClock(), randomSeed: 7)
+        await engine.registerHandler("ask") { _ in
+            await Task.yield()
+            return [:]
+        }
+        _ = try await engine.loadSequence(json: Array(plan.sequence.utf8))
+        await engine.resume()
+        let ids = StartedInstances()
+        let accepted = AcceptedAnswers()
+        let retries = Counter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<plan.instances {
+                    let id = try await engine.start("load", input: ["n": .integer(Int64(index))])
+                    ids.append(id)
+                }
+            }
+            for task in 0..<plan.completerTasks {
+                group.addTask {
+                    var next = task
+                    while next < plan.instances * plan.branches {
+                        let (instance, branch) = (next / plan.branches, next % plan.branches)
+                        guard let id = ids.id(at: instance) else {
+                            try await Task.sleep(for: .milliseconds(1))
+                            continue
+                        }
+                        let answer = LoadAnswer(instance: id, step: "w\(branch)")
+                        var done = false
+                        for _ in 0..<100_000 where !done {  // hang guard
+                            do {
+                                try await engine.completeStep(
+                                    instanceId: id, stepId: answer.step, output: ["value": .string("\(id):\(answer.step)")])
+                                accepted.accept(answer, value: "\(id):\(answer.step)")
+                                done = true
+                            } catch let error as StepwiseError where error.code == .invalidState && !error.message.contains("completed") {
+                                retries.hit("retry")
+                                try await Task.sleep(for: .milliseconds(1))
+                            } catch {
+                                accepted.refuse(error)
+                                done = true
+                            }
+                        }
+                        next += plan.completerTasks
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var active = -1
+        for _ in 0..<12_000 {  // hang guard: at most 10 minutes of polling
+            active = try await engine.activeInstances().count
+            if active == 0 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(active == 0, "every instance finishes (hang guard)")
+        #expect(accepted.acceptedCount == plan.instances * plan.branches, "refused: \(accepted.refusalCounts)")
+        #expect(accepted.doubleAcceptances.isEmpty)
+        #expect(accepted.unexpectedErrors.isEmpty, "\(accepted.unexpectedErrors.prefix(5))")
+        var lost = 0
+        for id in ids.all {
+            let snapshot = try await engine.instance(id)
+            #expect(snapshot.state == .completed)
+            let inputs = try await engine.history(of: id).filter { $0.kind == .inputReceived }.compactMap(\.stepID)
+            #expect(inputs.sorted() == (0..<plan.branches).map { "w\($0)" }.sorted())
+            for branch in 0..<plan.branches where snapshot.data["a\(branch)"] != .string("\(id):w\(branch)") { lost += 1 }
+        }
+        #expect(lost == 0)
+        await engine.shutdown()
+        print("engine race: \(accepted.acceptedCount) answers accepted after \(retries.count("retry")) early refusals (wait not open yet)")
     }
 
     /// What one wave measured.
