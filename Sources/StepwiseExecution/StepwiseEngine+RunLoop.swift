@@ -44,7 +44,8 @@ extension StepwiseEngine {
         let base = Int64(configuration.tickIntervalMs) * Int64(conditions.power?.intervalMultiplier ?? 1)
         heartbeatMs = progressed ? base : min(max(heartbeatMs * 2, base), max(5_000, base))
         var deadline = nextDeadline()
-        if !live.isEmpty {
+        // An instance whose reload failed with its commit is live too: keep a heartbeat to retry it.
+        if !live.isEmpty || !instancesToReload.isEmpty {
             let beat = clock.now() + heartbeatMs
             deadline = min(deadline ?? beat, beat)
         }

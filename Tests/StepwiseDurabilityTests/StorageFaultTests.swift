@@ -241,6 +241,41 @@ struct StorageFaultTests {
         await engine.shutdown()
     }
 
+    @Test("the background run loop reloads an instance whose reload failed along with its commit")
+    func runLoopReloadsAfterFailedReload() async throws {
+        let directory = try FaultTestDirectory()
+        defer { directory.cleanup() }
+        let faults = StorageFaultSwitch()
+        let log = HandlerLog()
+        let clock = VirtualClock()
+        let (engine, id) = try await waitingInstance(directory, faults: faults, log: log, clock: clock)
+        await engine.resume()
+        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "SELECT"])
+        let error = await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
+        }
+        #expect(error?.code == .storage)
+        #expect(try await engine.pendingWaits().isEmpty, "the instance could not be reloaded yet")
+        // Heartbeats while the store still cannot be read: each retry fails, the loop keeps trying.
+        let failedReads = faults.injectedCount
+        for round in 1...200 where faults.injectedCount < failedReads + 2 {
+            clock.advance(to: Int64(round) * 10_000)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(faults.injectedCount >= failedReads + 2, "the loop retried the reload")
+        faults.fault = .none
+
+        // No API call touches the instance: the loop's heartbeat brings it back.
+        var waits: [PendingStep] = []
+        for round in 201...400 where waits.isEmpty {
+            clock.advance(to: Int64(round) * 10_000)
+            try await Task.sleep(for: .milliseconds(5))
+            waits = try await engine.pendingWaits()
+        }
+        #expect(waits.map(\.stepId) == ["approve"])
+        await engine.shutdown()
+    }
+
     // MARK: Read-only
 
     @Test("read-only connection (query_only) on completeStep and cancel: storage error, recovery after")
