@@ -211,7 +211,7 @@ struct StorageFaultTests {
         let id = try await engine.start("faults", input: ["user": "ada"])
         await engine.resume()
         var settled = false
-        for _ in 0..<5_000 where !settled {
+        for _ in 0..<20_000 where !settled {  // hang guard
             try await Task.sleep(for: .milliseconds(1))
             settled = faults.injectedCount >= 1
         }
@@ -223,7 +223,7 @@ struct StorageFaultTests {
 
         faults.fault = .none
         var state = InstanceState.running
-        for round in 1...200 where state != .waiting {
+        for round in 1...2_000 where state != .waiting {  // hang guard
             clock.advance(to: Int64(round) * 10_000)
             try await Task.sleep(for: .milliseconds(5))
             state = try await engine.instance(id).state
@@ -231,7 +231,7 @@ struct StorageFaultTests {
         #expect(state == .waiting, "the loop retried after its heartbeat")
         #expect(log.count("prepare") == 2 && log.keys("prepare").count == 1, "one re-run, same idempotency key")
         try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
-        for round in 201...400 where state != .completed {
+        for round in 2_001...4_000 where state != .completed {  // hang guard
             clock.advance(to: Int64(round) * 10_000)
             try await Task.sleep(for: .milliseconds(5))
             state = try await engine.instance(id).state
@@ -258,7 +258,7 @@ struct StorageFaultTests {
         #expect(try await engine.pendingWaits().isEmpty, "the instance could not be reloaded yet")
         // Heartbeats while the store still cannot be read: each retry fails, the loop keeps trying.
         let failedReads = faults.injectedCount
-        for round in 1...200 where faults.injectedCount < failedReads + 2 {
+        for round in 1...2_000 where faults.injectedCount < failedReads + 2 {  // hang guard
             clock.advance(to: Int64(round) * 10_000)
             try await Task.sleep(for: .milliseconds(5))
         }
@@ -267,7 +267,7 @@ struct StorageFaultTests {
 
         // No API call touches the instance: the loop's heartbeat brings it back.
         var waits: [PendingStep] = []
-        for round in 201...400 where waits.isEmpty {
+        for round in 2_001...4_000 where waits.isEmpty {  // hang guard
             clock.advance(to: Int64(round) * 10_000)
             try await Task.sleep(for: .milliseconds(5))
             waits = try await engine.pendingWaits()
