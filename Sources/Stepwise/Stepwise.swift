@@ -16,8 +16,9 @@ extension StepwiseEngine {
     ///
     /// With `syncUrl` configured, the sync channel (``SyncChannel``) is attached.
     ///
-    /// - Throws: ``StepwiseError`` `invalidInput` (configuration) or `storage` (the file cannot
-    ///   be opened, is not a database, or was written by a newer version).
+    /// - Throws: ``StepwiseError`` `invalidInput` (configuration), `storage` (the file cannot
+    ///   be opened, is not a database, is corrupt, or was written by a newer version) or `timeout`
+    ///   (another process held the database lock for longer than `operationTimeoutMs`).
     public init(
         databasePath: String, configuration: EngineConfiguration = EngineConfiguration(),
         clock: any EngineClock = SystemClock(), randomSeed: UInt64? = nil

@@ -167,12 +167,7 @@ extension StepwiseEngine {
     private func rollBack(_ ids: Set<InstanceID>) {
         for id in ids {
             live[id] = nil
-            if let loaded = try? store.loadInstance(id), let program = try? program(for: loaded.0.sequence),
-                !(loaded.0.state.isTerminal && loaded.0.hooks != .running)
-            {
-                let runtime = InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
-                live[id] = runtime
-            }
+            reloadInstance(id)
         }
         queue.removeAll { entry in
             switch entry {
@@ -182,14 +177,57 @@ extension StepwiseEngine {
         // Reloaded attempts that held secrets are delegated again through their `.resume` entry.
         resolvedCalls.removeAll { ids.contains($0.instance) }
         for id in ids {
-            if let runtime = live[id] {
-                for node in runtime.allNodes where !node.state.isTerminal {
-                    if node.phase == .queued { queue.append(.begin(id, node.id)) }
-                    if node.phase == .inFlight, !inFlight.keys.contains(InFlightKey(instance: id, node: node.id)) {
-                        queue.append(.resume(id, node.id))
-                    }
-                }
+            if let runtime = live[id] { requeueAfterReload(runtime) }
+        }
+    }
+
+    /// Puts an instance's committed state back in `live`. When the store cannot be read either
+    /// (the fault that failed the commit may fail reads too), the id is kept in
+    /// `instancesToReload` and retried before the next pass and API call: dropping it would
+    /// make a live instance look finished (`invalidState`) until the engine is reopened.
+    private func reloadInstance(_ id: InstanceID) {
+        let loaded: (InstanceRecord, [Node])?
+        do {
+            loaded = try store.loadInstance(id)
+        } catch {
+            instancesToReload.insert(id)
+            return
+        }
+        instancesToReload.remove(id)
+        // Not stored (a start whose commit failed) or finished: nothing to put back.
+        guard let loaded, let program = try? program(for: loaded.0.sequence),
+            !(loaded.0.state.isTerminal && loaded.0.hooks != .running)
+        else { return }
+        live[id] = InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
+    }
+
+    /// Retries the reloads a storage failure left pending (see ``reloadInstance(_:)``).
+    func reloadInstancesAfterStorageFailure() {
+        guard !instancesToReload.isEmpty else { return }
+        for id in instancesToReload.sorted() {
+            if live[id] != nil {
+                instancesToReload.remove(id)
+                continue
             }
+            reloadInstance(id)
+            if let runtime = live[id] { requeueAfterReload(runtime) }
+        }
+    }
+
+    /// Queues the runnable nodes of a reloaded instance and re-arms its persisted deadlines: the
+    /// failed pass may have popped a due timer, whose firing then existed only in memory.
+    private func requeueAfterReload(_ runtime: InstanceRuntime) {
+        let id = runtime.id
+        for node in runtime.allNodes where !node.state.isTerminal {
+            let running = inFlight.keys.contains(InFlightKey(instance: id, node: node.id))
+            switch node.phase {
+            case .queued: queue.append(.begin(id, node.id))
+            case .inFlight where !running: queue.append(.resume(id, node.id))
+            case .escalating where !running:
+                queue.append(node.progress.idempotencyKey != nil ? .resume(id, node.id) : .begin(id, node.id))
+            default: break
+            }
+            if let due = node.dueAt { timers.push(.init(due: due, instance: id, node: node.id)) }
         }
     }
 
@@ -267,6 +305,7 @@ extension StepwiseEngine {
     @discardableResult
     package func runPass(dispatch: Bool = true) throws(StepwiseError) -> Int {
         guard !isCrashed, !isShutdown || !inbox.isEmpty else { return 0 }
+        reloadInstancesAfterStorageFailure()
         completedInPass = 0
         let completions = inbox
         inbox = []

@@ -23,21 +23,29 @@ extension StepwiseEngine {
             guard isRunning, !isCrashed else { return false }
         }
         var progressed = false
+        var storageFailed = false
         do {
             progressed = try runPass() > 0 || !touchedLastPass.isEmpty
         } catch {
-            // Storage failed: the touched instances were reloaded; try again after a heartbeat.
+            // Storage failed: the touched instances were reloaded; try again after a heartbeat
+            // (doubling while it keeps failing). Looping at once would re-run the reloaded
+            // attempts' handlers as fast as they return while the disk stays full or locked.
             progressed = false
+            storageFailed = true
+            // A wake that arrived before the pass (a handler result) was for work this pass
+            // took and failed to record; it must not cut the back-off short.
+            wakePending = false
         }
-        if hasImmediateWork { return true }
+        if hasImmediateWork && !storageFailed { return true }
         let channelDue = await runChannelIfDue()
-        if hasImmediateWork { return true }
+        if hasImmediateWork && !storageFailed { return true }
         // Heartbeat: tickIntervalMs × the power multiplier, doubling while idle up to
         // max(5 s, base); quiescent (nothing live) → only timers wake the loop.
         let base = Int64(configuration.tickIntervalMs) * Int64(conditions.power?.intervalMultiplier ?? 1)
         heartbeatMs = progressed ? base : min(max(heartbeatMs * 2, base), max(5_000, base))
         var deadline = nextDeadline()
-        if !live.isEmpty {
+        // An instance whose reload failed with its commit is live too: keep a heartbeat to retry it.
+        if !live.isEmpty || !instancesToReload.isEmpty {
             let beat = clock.now() + heartbeatMs
             deadline = min(deadline ?? beat, beat)
         }

@@ -73,6 +73,8 @@ public actor StepwiseEngine {
     var resolvedCalls: [HandlerCall] = []
     var completedInPass = 0
     var advancedInPass: Set<InstanceID> = []
+    /// Live instances whose reload after a failed commit could not read the store (retried).
+    var instancesToReload: Set<InstanceID> = []
 
     /// Called after every successful commit with the batch (crash-point tests kill the process here).
     package var commitObserver: (@Sendable (StoreBatch) -> Void)?
@@ -471,6 +473,7 @@ public actor StepwiseEngine {
     }
 
     func liveRuntime(_ id: InstanceID) throws(StepwiseError) -> InstanceRuntime {
+        reloadInstancesAfterStorageFailure()
         if let runtime = live[id] {
             if runtime.record.state.isTerminal {
                 throw StepwiseError(

@@ -39,9 +39,10 @@ public struct StepwiseError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let network = Code(rawValue: "network")
         /// The server refused the credentials.
         public static let unauthorized = Code(rawValue: "unauthorized")
-        /// The database failed (I/O, full disk, corruption, lock).
+        /// The database failed (I/O, full disk, read-only file, corruption); the message names the file.
         public static let storage = Code(rawValue: "storage")
-        /// An operation ran out of time.
+        /// An operation ran out of time (a network request, or a database lock held by another
+        /// connection for longer than `operationTimeoutMs`).
         public static let timeout = Code(rawValue: "timeout")
         /// The engine was shut down.
         public static let shutdown = Code(rawValue: "shutdown")

@@ -12,7 +12,7 @@ extension SQLiteExecutionStore {
             if error.isConstraint {
                 throw StepwiseError(.conflict, "the change conflicts with stored data: \(error.message)")
             }
-            throw Self.storageError("cannot commit", error)
+            throw storageError("cannot commit", error)
         } catch let error as StepwiseError {
             throw error
         } catch {

@@ -1,4 +1,9 @@
 internal import CSQLite
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 public import StepwiseExecution
 import StepwiseJSON
 
@@ -24,11 +29,19 @@ public final class SQLiteExecutionStore: ExecutionStore {
     ///   - durability: `normal` survives process kills; `full` also power loss.
     ///   - busyTimeoutMs: how long a write waits for another process's lock.
     /// - Throws: ``StepwiseError`` `storage` naming the file and the cause (not a database,
-    ///   corrupt, read-only, created by a newer version, locked).
+    ///   corrupt, read-only, created by a newer version); `timeout` when another connection
+    ///   held the lock for longer than `busyTimeoutMs`.
     public init(
         path: String, durability: EngineConfiguration.Durability = .normal, busyTimeoutMs: Int = 5000
     ) throws(StepwiseError) {
         self.path = path
+        // SQLite opens a file it may not write (mode 0444, a read-only directory or mount) read-only
+        // without an error, and its first read then creates `-wal`/`-shm` with the file's
+        // read-only mode, which keep failing writes after the file is made writable again. The
+        // engine can do nothing read-only (recovery itself writes): refuse before SQLite touches it.
+        if access(path, F_OK) == 0 && access(path, W_OK) != 0 {
+            throw Self.readOnlyError(path)
+        }
         do {
             connection = try SQLiteConnection(
                 path: path,
@@ -36,29 +49,69 @@ public final class SQLiteExecutionStore: ExecutionStore {
                     durability: durability == .full ? .full : .normal,
                     busyTimeout: .milliseconds(busyTimeoutMs)))
         } catch {
-            throw Self.storageError("cannot open database \(path)", error)
+            throw Self.storageError("cannot open database", error, path: path, busyTimeoutMs: busyTimeoutMs)
+        }
+        // Whatever the check above could not see (https://www.sqlite.org/c3ref/db_readonly.html).
+        if sqlite3_db_readonly(connection.handle.database, "main") == 1 {
+            throw Self.readOnlyError(path)
         }
         do {
             _ = try SQLiteExecutionStore.migrator.migrate(connection)
         } catch {
+            // A lock, a full disk, a read-only or corrupt file get the same code, reason and
+            // message as at any other time (a lock held past busyTimeoutMs is a `timeout`).
+            let cause = ((error as? SQLiteMigrationError)?.underlyingError ?? error) as? SQLiteError
+            if let cause, cause.isBusy || cause.isFull || cause.isReadOnly || cause.isCorrupt {
+                throw Self.storageError("cannot migrate database", cause, path: path, busyTimeoutMs: busyTimeoutMs)
+            }
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
         }
     }
 
-    static func storageError(_ what: String, _ error: SQLiteError) -> StepwiseError {
-        var context: JSONObject = ["sqlite_code": .integer(Int64(error.extendedCode))]
+    /// The error for a database file this process may not write.
+    static func readOnlyError(_ path: String) -> StepwiseError {
+        StepwiseError(
+            .storage, "cannot open database (\(path)): the file is read-only (SQLITE_READONLY)",
+            context: ["path": .string(path), "reason": "read_only", "sqlite_code": 8])
+    }
+
+    /// Maps an SQLite failure to the engine's error: `storage` naming the operation, the file and
+    /// SQLite's reason, with `context["reason"]` (`disk_full`, `read_only`, `corrupt`, `locked`),
+    /// `context["path"]` and `context["sqlite_code"]`.
+    ///
+    /// `SQLITE_BUSY` (another connection or process holds the write lock and the busy timeout,
+    /// `operationTimeoutMs`, ran out) is reported as `timeout`: SEMANTICS §6.1 makes
+    /// `operationTimeoutMs` the longest an API call waits for storage, and `timeout` its code.
+    static func storageError(_ what: String, _ error: SQLiteError, path: String, busyTimeoutMs: Int) -> StepwiseError {
+        var context: JSONObject = ["sqlite_code": .integer(Int64(error.extendedCode)), "path": .string(path)]
         if error.isFull { context["reason"] = "disk_full" }
         if error.isReadOnly { context["reason"] = "read_only" }
         if error.isCorrupt { context["reason"] = "corrupt" }
         if error.isBusy || error.isLocked { context["reason"] = "locked" }
-        return StepwiseError(.storage, "\(what): \(error.message) (\(error.codeName))", context: context)
+        if error.isBusy {
+            context["timeout_ms"] = .integer(Int64(busyTimeoutMs))
+            return StepwiseError(
+                .timeout,
+                "\(what) (\(path)): the database is locked by another connection; gave up after \(busyTimeoutMs) ms "
+                    + "(\(error.codeName))",
+                context: context)
+        }
+        return StepwiseError(.storage, "\(what) (\(path)): \(error.message) (\(error.codeName))", context: context)
     }
+
+    /// ``storageError(_:_:path:busyTimeoutMs:)`` for this store's file and busy timeout.
+    func storageError(_ what: String, _ error: SQLiteError) -> StepwiseError {
+        Self.storageError(what, error, path: path, busyTimeoutMs: busyTimeoutMs)
+    }
+
+    /// How long a statement waits for another connection's lock, in milliseconds.
+    var busyTimeoutMs: Int { Int(connection.configuration.busyTimeoutMilliseconds) }
 
     func run<T>(_ what: String, _ body: () throws(SQLiteError) -> T) throws(StepwiseError) -> T {
         do {
             return try body()
         } catch {
-            throw Self.storageError(what, error)
+            throw storageError(what, error)
         }
     }
 
