@@ -1,3 +1,4 @@
+import Foundation
 public import StepwiseJSON
 
 /// A JSON Schema (draft 2020-12) validator for the keywords Stepwise's schemas use.
@@ -67,17 +68,41 @@ public struct JSONSchemaValidator: Sendable {
     /// - Returns: An empty array when `instance` is valid.
     /// - Complexity: O(instance size × schema size) in the worst case.
     public func validate(_ instance: JSONValue) -> [JSONSchemaViolation] {
-        var evaluator = SchemaEvaluator(schema: compiled)
-        var sink = ViolationSink(stopsAtFirst: false)
-        evaluator.evaluate(root, instance, at: .root, into: &sink)
-        return sink.violations
+        evaluate(instance, stopsAtFirst: false)
     }
 
     /// Whether `instance` satisfies the schema (stops at the first violation).
     public func isValid(_ instance: JSONValue) -> Bool {
-        var evaluator = SchemaEvaluator(schema: compiled)
-        var sink = ViolationSink(stopsAtFirst: true)
-        evaluator.evaluate(root, instance, at: .root, into: &sink)
-        return sink.violations.isEmpty
+        evaluate(instance, stopsAtFirst: true).isEmpty
     }
+
+    /// Stack for the evaluation: it recurses with the instance's nesting times the schema's
+    /// (a 64-level sequence goes hundreds of frames deep), more than a concurrency worker
+    /// thread's stack holds in an unoptimised or sanitised build.
+    static let evaluationStackBytes = 64 << 20
+
+    /// Runs the recursive evaluator on a thread of its own with a large stack, and waits for it.
+    private func evaluate(_ instance: JSONValue, stopsAtFirst: Bool) -> [JSONSchemaViolation] {
+        let outcome = EvaluationOutcome()
+        let schema = compiled
+        let root = self.root
+        let thread = Thread {
+            var evaluator = SchemaEvaluator(schema: schema)
+            var sink = ViolationSink(stopsAtFirst: stopsAtFirst)
+            evaluator.evaluate(root, instance, at: .root, into: &sink)
+            outcome.violations = sink.violations
+            outcome.done.signal()
+        }
+        thread.stackSize = Self.evaluationStackBytes
+        thread.start()
+        outcome.done.wait()
+        return outcome.violations
+    }
+}
+
+/// Hands the violations from the evaluation thread to the caller.
+private final class EvaluationOutcome: @unchecked Sendable {
+    // Written once by the evaluation thread before `done` is signalled, read after the wait.
+    var violations: [JSONSchemaViolation] = []
+    let done = DispatchSemaphore(value: 0)
 }
