@@ -22,11 +22,18 @@ enum FunctionLibrary {
         }
     }
 
+    /// `json(x)`: charged one unit per 64 bytes of the text, measured before any text is
+    /// written, so a value that shares one large element many times (`json([data, data, …])`)
+    /// runs out of budget after at most the budget's worth of bytes, and text over 4 MiB is
+    /// never built.
     static func json(_ x: JSONValue, _ budget: inout CostBudget) throws(EvaluationFailure) -> JSONValue {
-        let bytes = JSONWriter.bytes(x, options: [.sortedKeys, .integralDoublesAsIntegers])
-        try budget.chargeBytes(bytes.count)
-        guard bytes.count <= maximumJSONBytes else { return .null }
-        return .string(String(decoding: bytes, as: UTF8.self))
+        let options: JSONWriter.Options = [.sortedKeys, .integralDoublesAsIntegers]
+        guard let size = JSONWriter.byteCount(x, options: options, limit: budget.affordableBytes) else {
+            throw budget.exhaust()
+        }
+        try budget.chargeBytes(size)
+        guard size <= maximumJSONBytes else { return .null }
+        return .string(JSONWriter.string(x, options: options))
     }
 
     /// A random (version 4, RFC 4122 variant) UUID in lowercase from `source`.
@@ -95,7 +102,9 @@ enum FunctionLibrary {
             try budget.charge(a.count)
             return .bool(a.contains(n))
         case (.string(let s), .string(let t)):
-            try budget.chargeBytes(s.utf8.count)
+            // The search is linear: it touches each haystack byte a bounded number of times,
+            // and the needle once to prepare.
+            try budget.chargeBytes(s.utf8.count + t.utf8.count)
             return .bool(ValueSemantics.containsBytes(s, t))
         default:
             return .bool(false)
