@@ -114,7 +114,7 @@ enum ValueSemantics {
 
     /// Whether `needle` occurs in `haystack`, comparing UTF-8 bytes, in linear time.
     static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
-        ByteSearch(Array(needle.utf8)).firstIndex(in: Array(haystack.utf8), from: 0) != nil
+        ByteSearch.contains(needle, in: haystack)
     }
 
     /// Whether `s` starts with `prefix`, comparing UTF-8 bytes.

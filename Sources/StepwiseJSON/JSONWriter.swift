@@ -68,6 +68,8 @@ public enum JSONWriter {
         let limit: Int
         let options: Options
         var total = 0
+        /// Reused for writing doubles, whose shortest form is easiest to measure by writing it.
+        var scratch: [UInt8] = []
 
         init(limit: Int, options: Options) {
             self.limit = limit
@@ -89,8 +91,10 @@ public enum JSONWriter {
             switch value {
             case .null: return count(4)
             case .bool(let b): return count(b ? 4 : 5)
-            case .integer, .double:
-                var scratch: [UInt8] = []
+            case .integer(let i):
+                return count(JSONWriter.decimalLength(i))
+            case .double:
+                scratch.removeAll(keepingCapacity: true)
                 writeValue(value, into: &scratch, options: options, indent: 0)
                 return count(scratch.count)
             case .string(let s):
@@ -114,6 +118,17 @@ public enum JSONWriter {
                 return o.isEmpty ? true : newline(indent)
             }
         }
+    }
+
+    /// The number of characters ``appendInteger(_:to:)`` writes for `value`.
+    private static func decimalLength(_ value: Int64) -> Int {
+        var magnitude = value.magnitude
+        var digits = 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            digits += 1
+        }
+        return value < 0 ? digits + 1 : digits
     }
 
     /// The bytes ``appendString(_:to:)`` adds to `s` beyond its UTF-8 and its two quotes: one

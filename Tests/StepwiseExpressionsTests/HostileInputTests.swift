@@ -32,12 +32,26 @@ struct HostileInputTests {
 
     @Test("json() is charged per 64 bytes of its text before writing it")
     func jsonCost() throws {
-        // Text of exactly 4 MiB (a string of 4 MiB − 2 bytes plus its quotes): 65,536 units each.
+        // Text of exactly 4 MiB (a string of 4 MiB − 2 bytes plus its quotes): one value and
+        // 65,536 units of bytes each.
         let data: JSONValue = ["s": .string(String(repeating: "a", count: 4 * 1_048_576 - 2))]
         let fifteen = Array(repeating: "len(json(s))", count: 15).joined(separator: " + ")
         #expect(try evaluate(fifteen, data: data) == .value(.double(15 * 4 * 1_048_576)))
         let sixteen = Array(repeating: "len(json(s))", count: 16).joined(separator: " + ")
         #expect(try evaluate(sixteen, data: data) == Self.costError)
+    }
+
+    @Test("json() is charged per value it writes: many small elements cost as much as their count")
+    func jsonValueCost() throws {
+        // 100,000 one-digit integers: 100,001 values and 200,001 bytes (3,126 units) a call.
+        let data: JSONValue = ["a": .array(Array(repeating: 1, count: 100_000))]
+        let nine = Array(repeating: "len(json(a))", count: 9).joined(separator: " + ")
+        #expect(try evaluate(nine, data: data) == .value(.double(9 * 200_001)))
+        let ten = Array(repeating: "len(json(a))", count: 10).joined(separator: " + ")
+        #expect(try evaluate(ten, data: data) == Self.costError)
+        // A list literal sharing a large list: the value count stops it before any text.
+        let shared = "[" + Array(repeating: "a", count: 20).joined(separator: ",") + "]"
+        #expect(try evaluate("json(\(shared))", data: data) == Self.costError)
     }
 
     @Test("json() of many references to one large value fails on cost without writing it")
@@ -68,12 +82,42 @@ struct HostileInputTests {
         ("São Paulo", "o P", true),
         ("São", "a\u{303}", false),
         ("xxxxxxxxxy", "xxy", true),
+        ("abababababababababc", "abababababc", true),
+        ("abababababababababd", "abababababc", false),
+        ("aaaaaaaaaaaaaaaaaaaaaaab", "aaaaaaaaaaab", true),
     ]
 
     @Test("contains() finds substrings, overlapping prefixes included", arguments: 0..<searches.count)
     func substringSearch(_ i: Int) throws {
         let c = Self.searches[i]
         #expect(try evaluate("contains(h, n)", data: ["h": .string(c.haystack), "n": .string(c.needle)]) == .value(.bool(c.found)))
+    }
+
+    /// Whether `n` occurs in `h`, the obvious way, for cross-checking.
+    static func referenceContains(_ h: [UInt8], _ n: [UInt8]) -> Bool {
+        if n.isEmpty { return true }
+        guard h.count >= n.count else { return false }
+        return (0...(h.count - n.count)).contains { Array(h[$0..<($0 + n.count)]) == n }
+    }
+
+    @Test("contains() agrees with a direct search on random two-letter strings, short and long needles")
+    func randomSearches() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        for _ in 0..<400 {
+            let h = (0..<next(120)).map { _ in UInt8(ascii: next(3) == 0 ? "b" : "a") }
+            // Half the needles are taken from the haystack, so that matches are common.
+            var n = (0..<next(24)).map { _ in UInt8(ascii: next(3) == 0 ? "b" : "a") }
+            if next(2) == 0, !h.isEmpty {
+                let from = next(h.count)
+                n = Array(h[from..<min(h.count, from + next(24))])
+            }
+            let data: JSONValue = ["h": .string(String(decoding: h, as: UTF8.self)), "n": .string(String(decoding: n, as: UTF8.self))]
+            #expect(try evaluate("contains(h, n)", data: data) == .value(.bool(Self.referenceContains(h, n))), "\(h.count) \(n.count)")
+        }
     }
 
     @Test("a long almost-matching needle over 4 MiB is searched linearly and charged for both")
@@ -99,6 +143,10 @@ struct HostileInputTests {
         #expect(try render("{{ data.t | replace('aab', '-') }}", data: data) == "ab-ab")
         #expect(try render("{{ data.u | replace('xxy', 'Z') }}", data: data) == "xxxxxxxZ")
         #expect(try render("{{ data.t | split('ab') }}", data: data) == ["", "a", "", ""])
+        // Separators past the direct-comparison length use the table.
+        let long: JSONValue = ["s": "xabcabcabcabdabcabcabcabcabd!abcabcabd"]
+        #expect(try render("{{ data.s | split('abcabcabd') }}", data: long) == ["xabc", "abcabc", "!", ""])
+        #expect(try render("{{ data.s | replace('abcabcabd', '-') }}", data: long) == "xabc-abcabc-!-")
     }
 
     @Test("replace with a long almost-matching needle over 4 MiB leaves the text as it is")
