@@ -39,7 +39,7 @@ extension SequenceValidator {
             if text.allSatisfy(\.isWhitespace) {
                 error(pointer.appending("condition"), .invalidRouter, "route condition is blank")
             } else {
-                expression = condition(text, at: pointer.appending("condition"))
+                expression = condition(text, at: pointer, "condition")
             }
         }
         let blocks = blocksMember(object, "blocks", at: pointer, depth: depth + 1, required: true)
@@ -125,7 +125,7 @@ extension SequenceValidator {
             if text.allSatisfy(\.isWhitespace) {
                 error(pointer.appending("condition"), .invalidLoop, "loop condition is blank")
             } else {
-                expression = condition(text, at: pointer.appending("condition"))
+                expression = condition(text, at: pointer, "condition")
             }
         }
         let body = blocksMember(object, "body", at: pointer, depth: depth + 1, required: true)
@@ -137,7 +137,7 @@ extension SequenceValidator {
             code: .invalidLoop)
         var breakOn: Expression?
         if let text = string(object, "break_on", at: pointer) {
-            breakOn = condition(text, at: pointer.appending("break_on"))
+            breakOn = condition(text, at: pointer, "break_on")
         }
         let continueOnError = bool(object, "continue_on_error", at: pointer) ?? false
         var pollInterval: Int64?

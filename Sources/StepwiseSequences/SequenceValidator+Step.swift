@@ -36,7 +36,7 @@ extension SequenceValidator {
         var when: Expression?
         var whenOK = true
         if let text = string(object, "when", at: pointer) {
-            when = condition(text, at: pointer.appending("when"))
+            when = condition(text, at: pointer, "when")
             whenOK = when != nil
         } else if object["when"] != nil && !(object["when"]!.isNull) {
             whenOK = false
@@ -155,7 +155,7 @@ extension SequenceValidator {
             if text.allSatisfy(\.isWhitespace) {
                 error(p.appending("retry_if"), .invalidRetry, "retry_if is blank")
             } else {
-                retryIf = condition(text, at: p.appending("retry_if"))
+                retryIf = condition(text, at: p, "retry_if")
             }
         }
         var codes: [String] = []
@@ -234,7 +234,9 @@ extension SequenceValidator {
             return nil
         }
         var result: [WaitForInput.Choice] = []
+        result.reserveCapacity(list.count)
         var seen: [String: Int] = [:]
+        seen.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
             let ep = p.appending(i)
             guard case .object(let choice) = element else {

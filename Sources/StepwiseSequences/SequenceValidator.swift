@@ -143,7 +143,7 @@ struct SequenceValidator {
             error(pointer, .wrongType, "block: expected object, got \(value.typeName)")
             return nil
         }
-        let typePointer = pointer.appending("type")
+        var typePointer: JSONPointer { pointer.appending("type") }
         var type: BlockType?
         switch object["type"] {
         case nil:
@@ -199,7 +199,8 @@ struct SequenceValidator {
     mutating func checkFields(
         _ object: JSONObject, at pointer: JSONPointer, known: Set<String>, ignored: Set<String> = []
     ) {
-        for key in object.keys where !known.contains(key) {
+        // Iterates the members: `object.keys` would build an array for every object.
+        for (key, _) in object where !known.contains(key) {
             if ignored.contains(key) {
                 warn(pointer.appending(key), .ignoredField, "field '\(key)' has no effect in Stepwise and is ignored")
             } else {
@@ -303,13 +304,15 @@ struct SequenceValidator {
     }
 
     /// Compiles a condition, reporting `expression` problems and nondeterminism warnings.
-    mutating func condition(_ text: String, at pointer: JSONPointer) -> Expression? {
+    /// Compiles the condition at member `key` of the object at `pointer`; the member's pointer
+    /// is only built for a problem or a warning.
+    mutating func condition(_ text: String, at pointer: JSONPointer, _ key: String) -> Expression? {
         do {
             let expression = try Expression.compile(text)
-            for w in expression.warnings { warn(pointer, .nondeterministicCondition, w) }
+            for w in expression.warnings { warn(pointer.appending(key), .nondeterministicCondition, w) }
             return expression
         } catch {
-            self.error(pointer, .expression, error.description)
+            self.error(pointer.appending(key), .expression, error.description)
             return nil
         }
     }
