@@ -18,7 +18,7 @@ extension SequenceValidator {
             error(pointer.appending(key), .unsupported, "step field '\(key)' is not supported")
         }
         checkFields(
-            object, at: pointer, known: Self.stepAndUnsupportedFields, ignored: Self.ignoredStepFields)
+            object, at: pointer, known: FieldKeys.stepAndUnsupportedFields, ignored: FieldKeys.ignoredStepFields)
 
         var handler: String?
         if let h = string(object, "handler", at: pointer, required: true) {
@@ -82,7 +82,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: Self.delayFields)
+            known: FieldKeys.delayFields)
         if let b = bool(sub, "business_days_only", at: p), b {
             error(p.appending("business_days_only"), .unsupported, "delay field 'business_days_only: true' is not supported")
         }
@@ -107,7 +107,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("run_when")
         let before = problems.count
-        checkFields(sub, at: p, known: Self.runWhenFields)
+        checkFields(sub, at: p, known: FieldKeys.runWhenFields)
         var network = RunWhen.Network.any
         if let text = string(sub, "network", at: p) {
             if let n = RunWhen.Network(rawValue: text) {
@@ -131,7 +131,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: Self.retryFields)
+            known: FieldKeys.retryFields)
         let maxAttempts = integer(sub, "max_attempts", at: p, required: true)
         if let maxAttempts, maxAttempts <= 0 {
             error(p.appending("max_attempts"), .invalidRetry, "max_attempts \(maxAttempts) must be greater than 0")
@@ -191,7 +191,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("wait_for_input")
         let before = problems.count
-        checkFields(sub, at: p, known: Self.waitForInputFields)
+        checkFields(sub, at: p, known: FieldKeys.waitForInputFields)
         let prompt = string(sub, "prompt", at: p) ?? ""
         let timeout = duration(sub, "timeout", at: p)
         var escalation: String?
@@ -243,7 +243,7 @@ extension SequenceValidator {
                 error(ep, .invalidChoices, "choice: expected object with a 'value', got \(element.typeName)")
                 continue
             }
-            checkFields(choice, at: ep, known: Self.choiceFields)
+            checkFields(choice, at: ep, known: FieldKeys.choiceFields)
             let label = string(choice, "label", at: ep)
             guard case .string(let v)? = choice["value"], !v.isEmpty else {
                 let got = choice["value"].map { v in v.stringValue != nil ? "an empty string" : v.typeName } ?? "nothing"

@@ -43,7 +43,7 @@ struct SequenceValidator {
             error(root, .wrongType, "sequence document: expected object, got \(document.typeName)")
             return nil
         }
-        checkFields(object, at: root, known: Self.envelopeFields, ignored: Self.ignoredEnvelopeFields)
+        checkFields(object, at: root, known: FieldKeys.envelopeFields, ignored: FieldKeys.ignoredEnvelopeFields)
 
         let name = string(object, "name", at: root, required: true)
         if let name, name.allSatisfy(\.isWhitespace) {
@@ -197,10 +197,10 @@ struct SequenceValidator {
 
     /// Warns about members that are neither known nor deliberately ignored.
     mutating func checkFields(
-        _ object: JSONObject, at pointer: JSONPointer, known: Set<String>, ignored: Set<String> = []
+        _ object: JSONObject, at pointer: JSONPointer, known: JSONKeySet, ignored: JSONKeySet = []
     ) {
-        // Iterates the members: `object.keys` would build an array for every object.
-        for (key, _) in object where !known.contains(key) {
+        // Compares the object's own keys with the known names: no array of keys, no hashing.
+        object.forEachKey(notIn: known) { key in
             if ignored.contains(key) {
                 warn(pointer.appending(key), .ignoredField, "field '\(key)' has no effect in Stepwise and is ignored")
             } else {
