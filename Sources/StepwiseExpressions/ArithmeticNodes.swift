@@ -17,14 +17,21 @@ final class ArithmeticNode: ExpressionNode, @unchecked Sendable {
         var accumulator = try first.evaluate(scope, &budget)
         for i in 0..<operators.count {
             let rhs = try operands[i].evaluate(scope, &budget)
-            accumulator = Self.apply(operators[i], accumulator, rhs)
+            accumulator = try Self.apply(operators[i], accumulator, rhs, &budget)
         }
         return accumulator
     }
 
     /// One binary arithmetic operation.
-    static func apply(_ op: ExpressionSyntax.ArithmeticOperator, _ a: JSONValue, _ b: JSONValue) -> JSONValue {
+    ///
+    /// String concatenation is charged one unit per 64 bytes it produces, before the copy
+    /// (§3.9: the bytes touched), so a `s + s + …` chain pays for each copy of its growing
+    /// accumulator and runs out of budget long before its time or memory become a problem.
+    static func apply(
+        _ op: ExpressionSyntax.ArithmeticOperator, _ a: JSONValue, _ b: JSONValue, _ budget: inout CostBudget
+    ) throws(EvaluationFailure) -> JSONValue {
         if op == .add, case .string(let x) = a, case .string(let y) = b {
+            try budget.chargeBytes(x.utf8.count + y.utf8.count)
             return .string(x + y)
         }
         guard let x = ValueSemantics.number(a), let y = ValueSemantics.number(b) else { return .null }

@@ -26,6 +26,21 @@ struct CostBudget {
     /// Spends one unit per started block of 64 bytes.
     @inline(__always)
     mutating func chargeBytes(_ count: Int) throws(EvaluationFailure) {
-        try charge((count + 63) / 64)
+        try charge(count / 64 + (count % 64 == 0 ? 0 : 1))
+    }
+
+    /// The most bytes ``chargeBytes(_:)`` can still be charged for without failing (saturating
+    /// for an unlimited budget); 0 once exhausted.
+    var affordableBytes: Int {
+        guard remaining > 0 else { return 0 }
+        let (bytes, overflow) = remaining.multipliedReportingOverflow(by: 64)
+        return overflow ? .max : bytes
+    }
+
+    /// Overdraws the budget and returns the failure to throw: for work found to cost more than
+    /// is left before it was done.
+    mutating func exhaust() -> EvaluationFailure {
+        remaining = -1
+        return .costLimitExceeded
     }
 }

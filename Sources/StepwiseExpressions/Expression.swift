@@ -39,7 +39,7 @@ public struct Expression: Sendable {
             throw ExpressionError(
                 position: 0, message: "expression text over 16 KiB (\(byteCount) bytes; the limit is \(maximumTextBytes))")
         }
-        let scalars = Array(text.unicodeScalars)
+        let scalars = Self.unicodeScalars(of: text)
         var lower = 0
         var upper = scalars.count
         func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
@@ -58,6 +58,24 @@ public struct Expression: Sendable {
             "\($0.rawValue)() in a condition: its result changes from one evaluation to the next"
         }
         return Expression(source: text, warnings: warnings, root: ExpressionCompiler.compile(syntax))
+    }
+
+    /// The Unicode scalars of `text`; ASCII text (nearly every condition) is widened byte by
+    /// byte instead of being decoded.
+    static func unicodeScalars(of text: String) -> [Unicode.Scalar] {
+        var text = text
+        let ascii: [Unicode.Scalar]? = text.withUTF8 { bytes in
+            var i = 0
+            while i < bytes.count {
+                guard bytes[i] < 0x80 else { return nil }
+                i += 1
+            }
+            return [Unicode.Scalar](unsafeUninitializedCapacity: bytes.count) { out, count in
+                for k in 0..<bytes.count { (out.baseAddress! + k).initialize(to: Unicode.Scalar(bytes[k])) }
+                count = bytes.count
+            }
+        }
+        return ascii ?? Array(text.unicodeScalars)
     }
 
     /// Evaluates the expression once.

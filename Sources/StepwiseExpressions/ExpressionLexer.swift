@@ -53,14 +53,52 @@ struct ExpressionLexer {
 
     static func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
 
+    /// The text of `scalars[range]`, encoded into a new string in one pass (appending scalars to
+    /// a `String.UnicodeScalarView` one by one was the lexer's main cost).
     private func text(_ range: Range<Int>) -> String {
-        var s = String.UnicodeScalarView()
-        s.append(contentsOf: scalars[range])
-        return String(s)
+        Self.string(scalars, range)
+    }
+
+    /// `scalars[range]` as a string, written as UTF-8 straight into the string's storage.
+    static func string(_ scalars: [Unicode.Scalar], _ range: Range<Int>) -> String {
+        guard !range.isEmpty else { return "" }
+        return scalars.withUnsafeBufferPointer { source in
+            String(unsafeUninitializedCapacity: range.count * 4) { out in
+                var n = 0
+                for i in range {
+                    let v = source[i].value
+                    if v < 0x80 {
+                        out[n] = UInt8(truncatingIfNeeded: v)
+                        n += 1
+                    } else if v < 0x800 {
+                        out[n] = UInt8(truncatingIfNeeded: 0xC0 | (v >> 6))
+                        out[n + 1] = UInt8(truncatingIfNeeded: 0x80 | (v & 0x3F))
+                        n += 2
+                    } else if v < 0x10000 {
+                        out[n] = UInt8(truncatingIfNeeded: 0xE0 | (v >> 12))
+                        out[n + 1] = UInt8(truncatingIfNeeded: 0x80 | ((v >> 6) & 0x3F))
+                        out[n + 2] = UInt8(truncatingIfNeeded: 0x80 | (v & 0x3F))
+                        n += 3
+                    } else {
+                        out[n] = UInt8(truncatingIfNeeded: 0xF0 | (v >> 18))
+                        out[n + 1] = UInt8(truncatingIfNeeded: 0x80 | ((v >> 12) & 0x3F))
+                        out[n + 2] = UInt8(truncatingIfNeeded: 0x80 | ((v >> 6) & 0x3F))
+                        out[n + 3] = UInt8(truncatingIfNeeded: 0x80 | (v & 0x3F))
+                        n += 4
+                    }
+                }
+                return n
+            }
+        }
     }
 
     private mutating func emit(_ kind: ExpressionToken.Kind, from start: Int) {
-        tokens.append(ExpressionToken(kind: kind, position: start, text: text(start..<index)))
+        emit(kind, from: start, text: text(start..<index))
+    }
+
+    /// Appends a token whose text (`scalars[start..<index]`) the caller already has.
+    private mutating func emit(_ kind: ExpressionToken.Kind, from start: Int, text: String) {
+        tokens.append(ExpressionToken(kind: kind, position: start, text: text))
     }
 
     private mutating func lexOne() throws(ExpressionError) {
@@ -137,7 +175,7 @@ struct ExpressionLexer {
             throw ExpressionError(position: start, message: "unexpected character \(Self.describe(c))")
         }
         index += width
-        emit(.punctuation(p), from: start)
+        emit(.punctuation(p), from: start, text: p.rawValue)
     }
 
     /// How a message shows a character: quoted, or as U+XXXX when invisible.
@@ -165,11 +203,11 @@ struct ExpressionLexer {
         }
         let word = text(start..<index)
         switch word {
-        case "true": emit(.literal(.bool(true)), from: start)
-        case "false": emit(.literal(.bool(false)), from: start)
-        case "null": emit(.literal(.null), from: start)
-        case "in": emit(.inKeyword, from: start)
-        default: emit(.word(word), from: start)
+        case "true": emit(.literal(.bool(true)), from: start, text: word)
+        case "false": emit(.literal(.bool(false)), from: start, text: word)
+        case "null": emit(.literal(.null), from: start, text: word)
+        case "in": emit(.inKeyword, from: start, text: word)
+        default: emit(.word(word), from: start, text: word)
         }
     }
 
@@ -203,34 +241,38 @@ struct ExpressionLexer {
         }
         let literal = text(start..<index)
         if isInteger, let i = Int64(literal) {
-            emit(.number(.integer(i)), from: start)
+            emit(.number(.integer(i)), from: start, text: literal)
             return
         }
         guard let d = Double(literal), d.isFinite else {
             throw ExpressionError(position: start, message: "number out of range: \(literal)")
         }
-        emit(.number(.double(d)), from: start)
+        emit(.number(.double(d)), from: start, text: literal)
     }
 
     private mutating func lexString(quote: Unicode.Scalar) throws(ExpressionError) {
         let start = index
         index += 1
-        var value = String.UnicodeScalarView()
+        // Unescaped runs are copied in one piece; only escapes go scalar by scalar.
+        var value = ""
+        var run = index
         while true {
             guard index < end else { throw ExpressionError(position: start, message: "unterminated string") }
             let c = scalars[index]
             if c == quote {
+                value += text(run..<index)
                 index += 1
                 break
             }
             if c == "\\" {
-                value.append(try lexEscape(stringStart: start))
+                value += text(run..<index)
+                value.unicodeScalars.append(try lexEscape(stringStart: start))
+                run = index
                 continue
             }
-            value.append(c)
             index += 1
         }
-        emit(.string(String(value)), from: start)
+        emit(.string(value), from: start)
     }
 
     /// Reads one escape at `index` (a backslash) and returns the scalar it stands for.

@@ -218,7 +218,7 @@ struct ExpressionParser {
         case .word(let word):
             advance()
             if isPunctuation(.openParen) { return try parseCall(name: word, nameToken: token, depth: depth) }
-            return .path(ValuePath(words: word.split(separator: ".", omittingEmptySubsequences: false)), text: word)
+            return .path(ValuePath(words: ValuePath.dottedWords(word)), text: word)
         case .punctuation(.openBracket):
             return try parseList(depth: depth)
         case .punctuation(.openParen):

@@ -22,11 +22,37 @@ enum FunctionLibrary {
         }
     }
 
+    /// `json(x)`: charged one unit per value it writes (every array element, object member and
+    /// scalar) and one per 64 bytes of the text, both counted before any text is written, so a
+    /// value that shares one large element many times (`json([data, data, …])`) runs out of
+    /// budget after at most the budget's worth of work, and text over 4 MiB is never built.
     static func json(_ x: JSONValue, _ budget: inout CostBudget) throws(EvaluationFailure) -> JSONValue {
-        let bytes = JSONWriter.bytes(x, options: [.sortedKeys, .integralDoublesAsIntegers])
-        try budget.chargeBytes(bytes.count)
-        guard bytes.count <= maximumJSONBytes else { return .null }
-        return .string(String(decoding: bytes, as: UTF8.self))
+        let options: JSONWriter.Options = [.sortedKeys, .integralDoublesAsIntegers]
+        var values = 0
+        guard countValues(x, &values, limit: budget.remaining) else { throw budget.exhaust() }
+        try budget.charge(values)
+        guard let size = JSONWriter.byteCount(x, options: options, limit: budget.affordableBytes) else {
+            throw budget.exhaust()
+        }
+        try budget.chargeBytes(size)
+        guard size <= maximumJSONBytes else { return .null }
+        return .string(JSONWriter.string(x, options: options))
+    }
+
+    /// Adds the number of values in `x` (itself, and recursively its elements and members) to
+    /// `count`; `false` as soon as `count` passes `limit`, so the walk is bounded by the limit.
+    private static func countValues(_ x: JSONValue, _ count: inout Int, limit: Int) -> Bool {
+        count += 1
+        guard count <= limit else { return false }
+        switch x {
+        case .array(let a):
+            for e in a where !countValues(e, &count, limit: limit) { return false }
+        case .object(let o):
+            for (_, v) in o where !countValues(v, &count, limit: limit) { return false }
+        default:
+            break
+        }
+        return true
     }
 
     /// A random (version 4, RFC 4122 variant) UUID in lowercase from `source`.
@@ -95,7 +121,9 @@ enum FunctionLibrary {
             try budget.charge(a.count)
             return .bool(a.contains(n))
         case (.string(let s), .string(let t)):
-            try budget.chargeBytes(s.utf8.count)
+            // The search is linear: it touches each haystack byte a bounded number of times,
+            // and the needle once to prepare.
+            try budget.chargeBytes(s.utf8.count + t.utf8.count)
             return .bool(ValueSemantics.containsBytes(s, t))
         default:
             return .bool(false)

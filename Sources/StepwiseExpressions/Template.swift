@@ -146,12 +146,31 @@ public struct Template: Sendable {
         return false
     }
 
+    /// An inline template's rendered string is capped at this many bytes, like every filter
+    /// result (§4.3).
+    static let maximumRenderedBytes = 4 * 1024 * 1024
+
+    /// The render error of an inline template whose text would pass ``maximumRenderedBytes``.
+    static let tooLarge = TemplateError(message: "template: result exceeds 4 MiB")
+
+    /// The text an inline `{{ }}` inserts (strings raw, other values as compact JSON), for a
+    /// string already `written` bytes long; a value whose JSON would not fit is measured, not
+    /// written.
+    private static func inlineText(_ value: JSONValue, after written: Int) throws(TemplateError) -> String {
+        if case .string(let s) = value { return s }
+        let room = maximumRenderedBytes - written
+        let options: JSONWriter.Options = [.sortedKeys, .integralDoublesAsIntegers]
+        guard JSONWriter.byteCount(value, options: options, limit: room) != nil else { throw tooLarge }
+        return JSONWriter.string(value, options: options)
+    }
+
     /// Renders against `scope`.
     ///
     /// - Returns: for a whole-string template the value with its JSON type; otherwise a string
     ///   with each template replaced (strings raw, other values as compact JSON).
     /// - Throws: ``TemplateError`` when a filter fails at run time (invalid base64 for
-    ///   `base64_decode`, a result over 4 MiB). Missing paths are not errors: they are null.
+    ///   `base64_decode`, a result over 4 MiB), or when an inline template's text would pass
+    ///   4 MiB (`template: result exceeds 4 MiB`). Missing paths are not errors: they are null.
     public func render(_ scope: EvaluationScope) throws(TemplateError) -> JSONValue {
         switch form {
         case .whole(let expression):
@@ -159,10 +178,14 @@ public struct Template: Sendable {
         case .inline(let parts):
             var out = ""
             for part in parts {
+                let piece: String
                 switch part {
-                case .text(let s): out += s
-                case .expression(let e): out += ValueSemantics.text(try e.evaluate(scope))
+                case .text(let s): piece = s
+                case .expression(let e): piece = try Self.inlineText(try e.evaluate(scope), after: out.utf8.count)
                 }
+                // Checked before appending: the string never grows past the cap.
+                guard out.utf8.count + piece.utf8.count <= Self.maximumRenderedBytes else { throw Self.tooLarge }
+                out += piece
             }
             return .string(out)
         }

@@ -122,7 +122,7 @@ extension TemplateExpression {
     /// segments of `[A-Za-z0-9_-]`), or `nil` when `text` is not one.
     static func pathWords(_ text: String) -> [Substring]? {
         guard let first = text.utf8.first, ExpressionLexer.isLetter(Unicode.Scalar(first)) else { return nil }
-        let words = text.split(separator: ".", omittingEmptySubsequences: false)
+        let words = ValuePath.dottedWords(text)
         for w in words {
             guard !w.isEmpty else { return nil }
             for c in w.utf8 {

@@ -304,12 +304,13 @@ enum TemplateFilter: Sendable {
     /// Every occurrence of `search` (non-empty) replaced, comparing UTF-8 bytes.
     private static func replacing(_ s: String, _ search: String, _ replacement: String) throws(TemplateError) -> String {
         let h = Array(s.utf8)
-        let n = Array(search.utf8)
+        let searcher = ByteSearch(Array(search.utf8))
+        let n = searcher.needle
         let r = Array(replacement.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(h.count)
         var i = 0
-        while let j = ValueSemantics.firstIndex(of: n, in: h, from: i) {
+        while let j = searcher.firstIndex(in: h, from: i) {
             out.append(contentsOf: h[i..<j])
             out.append(contentsOf: r)
             if out.count > maximumResultBytes { throw TemplateError(message: "replace: result exceeds 4 MiB") }
@@ -323,10 +324,11 @@ enum TemplateFilter: Sendable {
     private static func splitting(_ s: String, _ separator: String) -> [String] {
         if separator.isEmpty { return s.unicodeScalars.map { String($0) } }
         let h = Array(s.utf8)
-        let n = Array(separator.utf8)
+        let searcher = ByteSearch(Array(separator.utf8))
+        let n = searcher.needle
         var parts: [String] = []
         var i = 0
-        while let j = ValueSemantics.firstIndex(of: n, in: h, from: i) {
+        while let j = searcher.firstIndex(in: h, from: i) {
             parts.append(String(decoding: h[i..<j], as: UTF8.self))
             i = j + n.count
         }

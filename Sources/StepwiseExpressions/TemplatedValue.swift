@@ -38,17 +38,30 @@ public struct TemplatedValue: Sendable {
     {
         var problems: [LocatedMessage] = []
         var warnings: [LocatedMessage] = []
-        let node = build(value, pointer, &problems, &warnings)
+        var path = Path(base: pointer)
+        let node = build(value, &path, &problems, &warnings)
         guard problems.isEmpty else { return (nil, problems, warnings) }
         return (TemplatedValue(original: value, node: node), [], warnings)
     }
 
+    /// Where the walk is: the tokens below the base pointer, kept on a stack so that a pointer is
+    /// only built for a string that is a template (most members are not).
+    private struct Path {
+        let base: JSONPointer
+        var tokens: [String] = []
+
+        init(base: JSONPointer) { self.base = base }
+
+        var pointer: JSONPointer { JSONPointer(tokens: base.tokens + tokens) }
+    }
+
     private static func build(
-        _ value: JSONValue, _ pointer: JSONPointer, _ problems: inout [LocatedMessage], _ warnings: inout [LocatedMessage]
+        _ value: JSONValue, _ path: inout Path, _ problems: inout [LocatedMessage], _ warnings: inout [LocatedMessage]
     ) -> Node {
         switch value {
         case .string(let s):
-            guard s.utf8.count >= 2, ValueSemantics.containsBytes(s, "{{") else { return .constant(value) }
+            guard s.utf8.count >= 2, Self.hasOpening(s) else { return .constant(value) }
+            let pointer = path.pointer
             let analysis = Template.analyze(s)
             for e in analysis.errors { problems.append(LocatedMessage(pointer: pointer, message: e.message)) }
             for w in analysis.warnings { warnings.append(LocatedMessage(pointer: pointer, message: w)) }
@@ -59,7 +72,9 @@ public struct TemplatedValue: Sendable {
             nodes.reserveCapacity(elements.count)
             var dynamic = false
             for (i, e) in elements.enumerated() {
-                let n = build(e, pointer.appending(i), &problems, &warnings)
+                path.tokens.append(String(i))
+                let n = build(e, &path, &problems, &warnings)
+                path.tokens.removeLast()
                 if case .constant = n {} else { dynamic = true }
                 nodes.append(n)
             }
@@ -69,13 +84,27 @@ public struct TemplatedValue: Sendable {
             members.reserveCapacity(o.count)
             var dynamic = false
             for (k, v) in o {
-                let n = build(v, pointer.appending(k), &problems, &warnings)
+                path.tokens.append(k)
+                let n = build(v, &path, &problems, &warnings)
+                path.tokens.removeLast()
                 if case .constant = n {} else { dynamic = true }
                 members.append((k, n))
             }
             return dynamic ? .object(members) : .constant(value)
         default:
             return .constant(value)
+        }
+    }
+
+    /// Whether `s` contains `{{`: a template (§4.1).
+    private static func hasOpening(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { bytes in
+            guard bytes.count >= 2 else { return false }
+            for i in 1..<bytes.count where bytes[i] == UInt8(ascii: "{") && bytes[i - 1] == UInt8(ascii: "{") {
+                return true
+            }
+            return false
         }
     }
 

@@ -112,29 +112,9 @@ enum ValueSemantics {
         compactJSON(.double(d))
     }
 
-    /// Whether `needle` occurs in `haystack`, comparing UTF-8 bytes.
+    /// Whether `needle` occurs in `haystack`, comparing UTF-8 bytes, in linear time.
     static func containsBytes(_ haystack: String, _ needle: String) -> Bool {
-        let h = Array(haystack.utf8)
-        let n = Array(needle.utf8)
-        return firstIndex(of: n, in: h, from: 0) != nil
-    }
-
-    /// The first byte offset of `needle` in `haystack` at or after `start`.
-    static func firstIndex(of needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        if needle.isEmpty { return start <= haystack.count ? start : nil }
-        guard haystack.count >= needle.count else { return nil }
-        let first = needle[0]
-        var i = start
-        let last = haystack.count - needle.count
-        while i <= last {
-            if haystack[i] == first {
-                var k = 1
-                while k < needle.count, haystack[i + k] == needle[k] { k += 1 }
-                if k == needle.count { return i }
-            }
-            i += 1
-        }
-        return nil
+        ByteSearch.contains(needle, in: haystack)
     }
 
     /// Whether `s` starts with `prefix`, comparing UTF-8 bytes.

@@ -165,6 +165,14 @@ public struct JSONObject: Sendable {
     }
 }
 
+extension JSONObject {
+    /// Calls `body` with each stored key, in insertion order.
+    @inline(__always)
+    func forEachStoredKey(_ body: (JSONKey) throws -> Void) rethrows {
+        for key in keyStorage { try body(key) }
+    }
+}
+
 extension JSONObject: Sequence {
     /// Iterates members in insertion order.
     public struct Iterator: IteratorProtocol {

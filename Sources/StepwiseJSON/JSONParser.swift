@@ -169,6 +169,24 @@ private struct ParserState: ~Copyable {
         return value
     }
 
+    /// How many Unicode scalars of a key an error message quotes.
+    static let shownKeyScalars = 64
+
+    /// `key` as a message quotes it: whole up to ``shownKeyScalars`` Unicode scalars, else its
+    /// first ``shownKeyScalars`` scalars and `…`, so that a hostile key never makes the message as
+    /// large as the document.
+    static func shownKey(_ key: String) -> String {
+        let scalars = key.unicodeScalars
+        var shown = String.UnicodeScalarView()
+        var i = scalars.startIndex
+        while i != scalars.endIndex {
+            if shown.count == shownKeyScalars { return String(shown) + "…" }
+            shown.append(scalars[i])
+            i = scalars.index(after: i)
+        }
+        return key
+    }
+
     /// Parses a key and its colon, leaving the position at the member's value; rejects a key
     /// the innermost object already has.
     mutating func parseMemberKey() throws(JSONParseError) {
@@ -183,12 +201,12 @@ private struct ParserState: ~Copyable {
         let memberCount = keys.count - keyStart
         if frames[top].index != nil {
             if frames[top].index!.updateValue(memberCount, forKey: key) != nil {
-                throw fail("duplicate key '\(key.string)'", at: keyOffset)
+                throw fail("duplicate key '\(Self.shownKey(key.string))'", at: keyOffset)
             }
         } else {
             var i = keys.count - 1
             while i >= keyStart {
-                if keys[i] == key { throw fail("duplicate key '\(key.string)'", at: keyOffset) }
+                if keys[i] == key { throw fail("duplicate key '\(Self.shownKey(key.string))'", at: keyOffset) }
                 i -= 1
             }
             if memberCount + 1 > JSONObject.indexThreshold {

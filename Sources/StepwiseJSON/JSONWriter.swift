@@ -42,6 +42,111 @@ public enum JSONWriter {
         writeValue(value, into: &out, options: options, indent: 0)
     }
 
+    /// The number of bytes ``bytes(_:options:)`` would produce for `value`, counted without
+    /// building the text, or `nil` as soon as the count passes `limit`.
+    ///
+    /// Lets a caller refuse (or charge for) a large serialisation before paying for it: the work
+    /// done is proportional to `min(size, limit)`, whatever the size of the value.
+    ///
+    /// ```swift
+    /// JSONWriter.byteCount(["a": [1, 2]], limit: 100)   // 11
+    /// JSONWriter.byteCount(["a": [1, 2]], limit: 10)    // nil
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: the value to measure.
+    ///   - options: the options the text would be written with (key order does not change the size).
+    ///   - limit: the largest count of interest.
+    /// - Returns: the exact byte count, or `nil` when it exceeds `limit`.
+    public static func byteCount(_ value: JSONValue, options: Options = [], limit: Int = .max) -> Int? {
+        var counter = ByteCounter(limit: limit, options: options)
+        return counter.add(value, indent: 0) ? counter.total : nil
+    }
+
+    /// Sums output sizes, stopping once the total passes the limit.
+    private struct ByteCounter {
+        let limit: Int
+        let options: Options
+        var total = 0
+        /// Reused for writing doubles, whose shortest form is easiest to measure by writing it.
+        var scratch: [UInt8] = []
+
+        init(limit: Int, options: Options) {
+            self.limit = limit
+            self.options = options
+        }
+
+        /// Adds `n` bytes; `false` once over the limit.
+        mutating func count(_ n: Int) -> Bool {
+            total = total.addingReportingOverflow(n).overflow ? .max : total + n
+            return total <= limit
+        }
+
+        /// Adds a newline and `indent` levels of two spaces when pretty-printing.
+        mutating func newline(_ indent: Int) -> Bool {
+            options.contains(.prettyPrinted) ? count(1 + 2 * indent) : true
+        }
+
+        mutating func add(_ value: JSONValue, indent: Int) -> Bool {
+            switch value {
+            case .null: return count(4)
+            case .bool(let b): return count(b ? 4 : 5)
+            case .integer(let i):
+                return count(JSONWriter.decimalLength(i))
+            case .double:
+                scratch.removeAll(keepingCapacity: true)
+                writeValue(value, into: &scratch, options: options, indent: 0)
+                return count(scratch.count)
+            case .string(let s):
+                // The unescaped length first: a string that cannot fit is never scanned.
+                guard count(s.utf8.count + 2) else { return false }
+                return count(JSONWriter.escapeOverhead(s))
+            case .array(let a):
+                guard count(2 + Swift.max(a.count - 1, 0)) else { return false }
+                for element in a {
+                    guard newline(indent + 1), add(element, indent: indent + 1) else { return false }
+                }
+                return a.isEmpty ? true : newline(indent)
+            case .object(let o):
+                guard count(2 + Swift.max(o.count - 1, 0)) else { return false }
+                let separator = options.contains(.prettyPrinted) ? 2 : 1
+                for (k, v) in o {
+                    guard newline(indent + 1), count(k.utf8.count + 2 + separator), count(JSONWriter.escapeOverhead(k)),
+                        add(v, indent: indent + 1)
+                    else { return false }
+                }
+                return o.isEmpty ? true : newline(indent)
+            }
+        }
+    }
+
+    /// The number of characters ``appendInteger(_:to:)`` writes for `value`.
+    private static func decimalLength(_ value: Int64) -> Int {
+        var magnitude = value.magnitude
+        var digits = 1
+        while magnitude >= 10 {
+            magnitude /= 10
+            digits += 1
+        }
+        return value < 0 ? digits + 1 : digits
+    }
+
+    /// The bytes ``appendString(_:to:)`` adds to `s` beyond its UTF-8 and its two quotes: one
+    /// per two-character escape, five per `\u00XX`.
+    private static func escapeOverhead(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { bytes in
+            var extra = 0
+            for b in bytes where b < 0x20 || b == 0x22 || b == 0x5C {
+                switch b {
+                case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: extra += 1
+                default: extra += 5
+                }
+            }
+            return extra
+        }
+    }
+
     private static func newline(_ out: inout [UInt8], indent: Int) {
         out.append(0x0A)
         for _ in 0..<indent { out.append(0x20); out.append(0x20) }

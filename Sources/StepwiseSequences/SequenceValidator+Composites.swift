@@ -5,7 +5,7 @@ extension SequenceValidator {
     // MARK: router
 
     mutating func router(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> RouterBlock? {
-        checkFields(object, at: pointer, known: Self.routerFields)
+        checkFields(object, at: pointer, known: FieldKeys.routerFields)
         let before = problems.count
         var routes: [RouterBlock.Route] = []
         var routeCount = 0
@@ -33,13 +33,13 @@ extension SequenceValidator {
             error(pointer, .wrongType, "route: expected object, got \(value.typeName)")
             return nil
         }
-        checkFields(object, at: pointer, known: Self.routeFields)
+        checkFields(object, at: pointer, known: FieldKeys.routeFields)
         var expression: Expression?
         if let text = string(object, "condition", at: pointer, required: true) {
             if text.allSatisfy(\.isWhitespace) {
                 error(pointer.appending("condition"), .invalidRouter, "route condition is blank")
             } else {
-                expression = condition(text, at: pointer.appending("condition"))
+                expression = condition(text, at: pointer, "condition")
             }
         }
         let blocks = blocksMember(object, "blocks", at: pointer, depth: depth + 1, required: true)
@@ -75,7 +75,7 @@ extension SequenceValidator {
     }
 
     mutating func parallel(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ParallelBlock? {
-        checkFields(object, at: pointer, known: Self.parallelFields)
+        checkFields(object, at: pointer, known: FieldKeys.parallelFields)
         let before = problems.count
         let branches = branches(object, type: .parallel, at: pointer, depth: depth)
         let failFast = bool(object, "fail_fast", at: pointer) ?? false
@@ -84,7 +84,7 @@ extension SequenceValidator {
     }
 
     mutating func race(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> RaceBlock? {
-        checkFields(object, at: pointer, known: Self.raceFields)
+        checkFields(object, at: pointer, known: FieldKeys.raceFields)
         let before = problems.count
         let branches = branches(object, type: .race, at: pointer, depth: depth)
         var semantics = RaceBlock.Semantics.firstToResolve
@@ -118,14 +118,14 @@ extension SequenceValidator {
     mutating func loop(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> LoopBlock? {
         checkFields(
             object, at: pointer,
-            known: Self.loopFields)
+            known: FieldKeys.loopFields)
         let before = problems.count
         var expression: Expression?
         if let text = string(object, "condition", at: pointer, required: true) {
             if text.allSatisfy(\.isWhitespace) {
                 error(pointer.appending("condition"), .invalidLoop, "loop condition is blank")
             } else {
-                expression = condition(text, at: pointer.appending("condition"))
+                expression = condition(text, at: pointer, "condition")
             }
         }
         let body = blocksMember(object, "body", at: pointer, depth: depth + 1, required: true)
@@ -137,7 +137,7 @@ extension SequenceValidator {
             code: .invalidLoop)
         var breakOn: Expression?
         if let text = string(object, "break_on", at: pointer) {
-            breakOn = condition(text, at: pointer.appending("break_on"))
+            breakOn = condition(text, at: pointer, "break_on")
         }
         let continueOnError = bool(object, "continue_on_error", at: pointer) ?? false
         var pollInterval: Int64?
@@ -161,7 +161,7 @@ extension SequenceValidator {
     mutating func forEach(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ForEachBlock? {
         checkFields(
             object, at: pointer,
-            known: Self.forEachFields)
+            known: FieldKeys.forEachFields)
         let before = problems.count
         var collection: ForEachBlock.Collection?
         let text = string(object, "collection", at: pointer, required: true)
@@ -244,7 +244,7 @@ extension SequenceValidator {
     // MARK: try_catch
 
     mutating func tryCatch(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> TryCatchBlock? {
-        checkFields(object, at: pointer, known: Self.tryCatchFields)
+        checkFields(object, at: pointer, known: FieldKeys.tryCatchFields)
         let before = problems.count
         let tryBlocks = blocksMember(object, "try_block", at: pointer, depth: depth + 1, required: true)
         if let tryBlocks, tryBlocks.isEmpty, case .array(let raw)? = object["try_block"], raw.isEmpty {
@@ -259,7 +259,7 @@ extension SequenceValidator {
     // MARK: sub_sequence
 
     mutating func subSequence(_ object: JSONObject, at pointer: JSONPointer) -> SubSequenceBlock? {
-        checkFields(object, at: pointer, known: Self.subSequenceFields)
+        checkFields(object, at: pointer, known: FieldKeys.subSequenceFields)
         let before = problems.count
         var name: String?
         if let n = string(object, "sequence_name", at: pointer, required: true) {
@@ -296,7 +296,7 @@ extension SequenceValidator {
     // MARK: a_b_split
 
     mutating func abSplit(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ABSplitBlock? {
-        checkFields(object, at: pointer, known: Self.abSplitFields)
+        checkFields(object, at: pointer, known: FieldKeys.abSplitFields)
         let before = problems.count
         guard let value = member(object, "variants", at: pointer, required: true) else { return nil }
         let vp = pointer.appending("variants")
@@ -318,7 +318,7 @@ extension SequenceValidator {
                 weightsValid = false
                 continue
             }
-            checkFields(v, at: ep, known: Self.variantFields)
+            checkFields(v, at: ep, known: FieldKeys.variantFields)
             var name: String?
             if let n = string(v, "name", at: ep, required: true) {
                 if n.allSatisfy(\.isWhitespace) {
@@ -366,7 +366,7 @@ extension SequenceValidator {
     // MARK: cancellation_scope
 
     mutating func cancellationScope(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> CancellationScopeBlock? {
-        checkFields(object, at: pointer, known: Self.scopeFields)
+        checkFields(object, at: pointer, known: FieldKeys.scopeFields)
         let before = problems.count
         let blocks = blocksMember(object, "blocks", at: pointer, depth: depth + 1, required: true)
         if let blocks, blocks.isEmpty, case .array(let raw)? = object["blocks"], raw.isEmpty {

@@ -18,7 +18,7 @@ extension SequenceValidator {
             error(pointer.appending(key), .unsupported, "step field '\(key)' is not supported")
         }
         checkFields(
-            object, at: pointer, known: Self.stepAndUnsupportedFields, ignored: Self.ignoredStepFields)
+            object, at: pointer, known: FieldKeys.stepAndUnsupportedFields, ignored: FieldKeys.ignoredStepFields)
 
         var handler: String?
         if let h = string(object, "handler", at: pointer, required: true) {
@@ -36,7 +36,7 @@ extension SequenceValidator {
         var when: Expression?
         var whenOK = true
         if let text = string(object, "when", at: pointer) {
-            when = condition(text, at: pointer.appending("when"))
+            when = condition(text, at: pointer, "when")
             whenOK = when != nil
         } else if object["when"] != nil && !(object["when"]!.isNull) {
             whenOK = false
@@ -82,7 +82,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: Self.delayFields)
+            known: FieldKeys.delayFields)
         if let b = bool(sub, "business_days_only", at: p), b {
             error(p.appending("business_days_only"), .unsupported, "delay field 'business_days_only: true' is not supported")
         }
@@ -107,7 +107,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("run_when")
         let before = problems.count
-        checkFields(sub, at: p, known: Self.runWhenFields)
+        checkFields(sub, at: p, known: FieldKeys.runWhenFields)
         var network = RunWhen.Network.any
         if let text = string(sub, "network", at: p) {
             if let n = RunWhen.Network(rawValue: text) {
@@ -131,7 +131,7 @@ extension SequenceValidator {
         let before = problems.count
         checkFields(
             sub, at: p,
-            known: Self.retryFields)
+            known: FieldKeys.retryFields)
         let maxAttempts = integer(sub, "max_attempts", at: p, required: true)
         if let maxAttempts, maxAttempts <= 0 {
             error(p.appending("max_attempts"), .invalidRetry, "max_attempts \(maxAttempts) must be greater than 0")
@@ -155,7 +155,7 @@ extension SequenceValidator {
             if text.allSatisfy(\.isWhitespace) {
                 error(p.appending("retry_if"), .invalidRetry, "retry_if is blank")
             } else {
-                retryIf = condition(text, at: p.appending("retry_if"))
+                retryIf = condition(text, at: p, "retry_if")
             }
         }
         var codes: [String] = []
@@ -191,7 +191,7 @@ extension SequenceValidator {
         guard let sub else { return bad ? .invalid : .absent }
         let p = pointer.appending("wait_for_input")
         let before = problems.count
-        checkFields(sub, at: p, known: Self.waitForInputFields)
+        checkFields(sub, at: p, known: FieldKeys.waitForInputFields)
         let prompt = string(sub, "prompt", at: p) ?? ""
         let timeout = duration(sub, "timeout", at: p)
         var escalation: String?
@@ -234,14 +234,16 @@ extension SequenceValidator {
             return nil
         }
         var result: [WaitForInput.Choice] = []
+        result.reserveCapacity(list.count)
         var seen: [String: Int] = [:]
+        seen.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
             let ep = p.appending(i)
             guard case .object(let choice) = element else {
                 error(ep, .invalidChoices, "choice: expected object with a 'value', got \(element.typeName)")
                 continue
             }
-            checkFields(choice, at: ep, known: Self.choiceFields)
+            checkFields(choice, at: ep, known: FieldKeys.choiceFields)
             let label = string(choice, "label", at: ep)
             guard case .string(let v)? = choice["value"], !v.isEmpty else {
                 let got = choice["value"].map { v in v.stringValue != nil ? "an empty string" : v.typeName } ?? "nothing"

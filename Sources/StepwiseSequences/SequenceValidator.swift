@@ -43,7 +43,7 @@ struct SequenceValidator {
             error(root, .wrongType, "sequence document: expected object, got \(document.typeName)")
             return nil
         }
-        checkFields(object, at: root, known: Self.envelopeFields, ignored: Self.ignoredEnvelopeFields)
+        checkFields(object, at: root, known: FieldKeys.envelopeFields, ignored: FieldKeys.ignoredEnvelopeFields)
 
         let name = string(object, "name", at: root, required: true)
         if let name, name.allSatisfy(\.isWhitespace) {
@@ -143,7 +143,7 @@ struct SequenceValidator {
             error(pointer, .wrongType, "block: expected object, got \(value.typeName)")
             return nil
         }
-        let typePointer = pointer.appending("type")
+        var typePointer: JSONPointer { pointer.appending("type") }
         var type: BlockType?
         switch object["type"] {
         case nil:
@@ -197,9 +197,10 @@ struct SequenceValidator {
 
     /// Warns about members that are neither known nor deliberately ignored.
     mutating func checkFields(
-        _ object: JSONObject, at pointer: JSONPointer, known: Set<String>, ignored: Set<String> = []
+        _ object: JSONObject, at pointer: JSONPointer, known: JSONKeySet, ignored: JSONKeySet = []
     ) {
-        for key in object.keys where !known.contains(key) {
+        // Compares the object's own keys with the known names: no array of keys, no hashing.
+        object.forEachKey(notIn: known) { key in
             if ignored.contains(key) {
                 warn(pointer.appending(key), .ignoredField, "field '\(key)' has no effect in Stepwise and is ignored")
             } else {
@@ -303,13 +304,15 @@ struct SequenceValidator {
     }
 
     /// Compiles a condition, reporting `expression` problems and nondeterminism warnings.
-    mutating func condition(_ text: String, at pointer: JSONPointer) -> Expression? {
+    /// Compiles the condition at member `key` of the object at `pointer`; the member's pointer
+    /// is only built for a problem or a warning.
+    mutating func condition(_ text: String, at pointer: JSONPointer, _ key: String) -> Expression? {
         do {
             let expression = try Expression.compile(text)
-            for w in expression.warnings { warn(pointer, .nondeterministicCondition, w) }
+            for w in expression.warnings { warn(pointer.appending(key), .nondeterministicCondition, w) }
             return expression
         } catch {
-            self.error(pointer, .expression, error.description)
+            self.error(pointer.appending(key), .expression, error.description)
             return nil
         }
     }

@@ -125,21 +125,21 @@ public struct SyncChannel: SyncChannelDriver {
                 guard (200..<300).contains(status) else {
                     throw StepwiseError(status == 401 || status == 403 ? .unauthorized : .network, "sync answered HTTP \(status)")
                 }
-                guard case .object(let response)? = try? JSONParser.parse(body) else {
-                    throw StepwiseError(.network, "sync answered a body that is not a JSON object")
-                }
+                let response: SyncResponse
+                do { response = try SyncResponse(decoding: body) } catch { throw error.stepwiseError }
                 try await engine.confirmSyncDelivery(draft.sent)
                 result.rowsDelivered += draft.sent.count
-                let interval = response["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
+                let interval = response.intervalSeconds
                 result.intervalSeconds = interval
                 try? await engine.storeValues([(Key.interval, String(interval))])
-                let commands = response["commands"]?.arrayValue ?? []
-                hadCommands = hadCommands || !commands.isEmpty
-                for command in commands {
+                // Skipped commands cannot be acked and ignored ones come again: both still count
+                // as "the server had commands", as every element of `commands` did before.
+                hadCommands = hadCommands || response.receivedCommands > 0
+                for command in response.commandValues {
                     let outcome = await engine.executeSyncCommand(command)
                     if outcome.kind == .done || outcome.kind == .rejected { result.commandsExecuted += 1 }
                 }
-                if !draft.hasMore && commands.isEmpty { break }
+                if !draft.hasMore && response.receivedCommands == 0 { break }
             }
             // A push that arrived before this round trip started is now served.
             var values = [(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")]

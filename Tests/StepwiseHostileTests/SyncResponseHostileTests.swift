@@ -1,48 +1,50 @@
 import Stepwise
 import Testing
 
-/// `Fixtures/hostile/sync-response` (SYNC.md §2.4): a sync response body read as
-/// `SyncChannel.roundTrip` reads it (a JSON object, `sync_interval_secs`, `commands`), each
-/// command decoded with `SyncCommand(json:)`.
+/// `Fixtures/hostile/sync-response` (SYNC.md §2.4): a sync response body decoded by
+/// `SyncResponse(decoding:)`, the decoder `SyncChannel.roundTrip` uses.
 ///
-/// `expect`: `{"object": false}` when the body must be refused as not a JSON object, or
-/// `{"commands": N, "decoded": M, "interval"?: I, "output_is_text"?: Bool}`.
+/// `expect`: `{"error": {"code", "message"}}` when the body must be refused (the message by
+/// substring), or `{"commands": N, "decoded": M, "skipped"?: S, "ignored"?: I, "interval"?: T,
+/// "output_is_text"?: Bool}`: `commands` is the length of the body's `commands` array, `decoded`
+/// the commands that would be executed.
 @Suite(.serialized)
 struct SyncResponseHostileTests {
-    struct Decoded: Sendable {
-        let isObject: Bool
-        let interval: Int
-        let commands: Int
-        let decoded: [SyncCommand]
-    }
-
     @Test(arguments: HostileCorpus.cases("sync-response"))
     func decodesOrRefusesCleanly(_ c: HostileCase) throws {
-        Expect.knownKeys(c, ["object", "commands", "decoded", "interval", "output_is_text"])
+        Expect.knownKeys(c, ["error", "commands", "decoded", "skipped", "ignored", "interval", "output_is_text"])
         let bytes = try c.input()
         guard
-            let result = Expect.bounded(c, { () -> Decoded in
-                guard case .object(let response)? = try? JSONParser.parse(bytes) else {
-                    return Decoded(isObject: false, interval: 0, commands: 0, decoded: [])
+            let result = Expect.bounded(c, { () -> Result<SyncResponse, SyncError> in
+                do throws(SyncError) {
+                    return .success(try SyncResponse(decoding: bytes))
+                } catch {
+                    return .failure(error)
                 }
-                let interval = response["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
-                let commands = response["commands"]?.arrayValue ?? []
-                return Decoded(
-                    isObject: true, interval: interval, commands: commands.count,
-                    decoded: commands.compactMap { SyncCommand(json: $0) })
             })
         else { return }
         let e = c.expect
-        if e["object"]?.boolValue == false {
-            #expect(!result.isObject, "\(c.testDescription): read as an object")
-            return
-        }
-        #expect(result.isObject, "\(c.testDescription): not read as an object")
-        if let n = e["commands"]?.exactIntegerValue { #expect(result.commands == Int(n)) }
-        if let n = e["decoded"]?.exactIntegerValue { #expect(result.decoded.count == Int(n)) }
-        if let n = e["interval"]?.exactIntegerValue { #expect(result.interval == Int(n)) }
-        if let text = e["output_is_text"]?.boolValue {
-            #expect((result.decoded.first?.payload["output"]?.stringValue != nil) == text)
+        switch result {
+        case .failure(let error):
+            guard let expected = e["error"]?.objectValue else {
+                Issue.record("\(c.testDescription): refused: \(error)")
+                return
+            }
+            if let code = expected["code"]?.stringValue {
+                #expect(error.code.rawValue == code, "\(c.testDescription): code \(error.code)")
+            }
+            Expect.message(error.message, contains: expected["message"]?.stringValue, c)
+        case .success(let response):
+            #expect(e["error"] == nil, "\(c.testDescription): decoded, expected a refusal")
+            if let n = e["commands"]?.exactIntegerValue { #expect(response.receivedCommands == Int(n)) }
+            if let n = e["decoded"]?.exactIntegerValue { #expect(response.commands.count == Int(n)) }
+            if let n = e["skipped"]?.exactIntegerValue { #expect(response.skipped.count == Int(n)) }
+            if let n = e["ignored"]?.exactIntegerValue { #expect(response.ignoredCommands == Int(n)) }
+            if let n = e["interval"]?.exactIntegerValue { #expect(response.intervalSeconds == Int(n)) }
+            if let text = e["output_is_text"]?.boolValue {
+                #expect((response.commands.first?.payload["output"]?.stringValue != nil) == text)
+            }
+            for warning in response.warnings { Expect.message(warning, contains: nil, c) }
         }
     }
 }

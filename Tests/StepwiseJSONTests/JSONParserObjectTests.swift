@@ -31,6 +31,21 @@ struct JSONParserObjectTests {
         #expect(parseFailure(#"{"step":1,"step":2}"#)?.message == "duplicate key 'step'")
     }
 
+    @Test("a long duplicate key is quoted by its first 64 Unicode scalars")
+    func duplicateMessageTruncatesLongKeys() {
+        let key64 = String(repeating: "k", count: 64)
+        #expect(parseFailure(#"{"\#(key64)":1,"\#(key64)":2}"#)?.message == "duplicate key '\(key64)'")
+        let key = String(repeating: "k", count: 100_000)
+        let error = parseFailure(#"{"\#(key)":1,"\#(key)":2}"#)
+        #expect(error?.code == .invalidJSON)
+        #expect(error?.offset == key.utf8.count + 6)
+        #expect(error?.message == "duplicate key '\(key64)…'")
+        // One grapheme of many combining marks is still cut by scalars.
+        let marks = "e" + String(repeating: "\u{301}", count: 10_000)
+        let message = parseFailure(#"{"\#(marks)":1,"\#(marks)":2}"#)?.message ?? ""
+        #expect(message.unicodeScalars.count == "duplicate key ''…".unicodeScalars.count + 64)
+    }
+
     /// Objects above ``JSONObject/indexThreshold`` keys use a hash index; duplicates of every
     /// position are still found, on both sides of the threshold, also in nested objects.
     @Test(arguments: [1, 11, 12, 13, 14, 30, 200])

@@ -1,27 +1,55 @@
 import FuzzSupport
 import Stepwise
 
-/// Fuzzes the decoding of a sync channel response (SYNC.md §2.4): the body must be a JSON
-/// object; `sync_interval_secs` and `commands` are read as `SyncChannel.roundTrip` reads them;
-/// each command is decoded with `SyncCommand(json:)` (payload or flat form, `output`/`input` given
-/// as JSON text parsed).
+/// Fuzzes `SyncResponse(decoding:)`, the sync response decoder `SyncChannel.roundTrip` uses
+/// (SYNC.md §2.4): a 4 MiB body limit, a JSON object, `sync_interval_secs` and `commands`, the
+/// first 500 commands decoded with `SyncCommand(json:)` (payload or flat form, `output`/`input`
+/// given as JSON text parsed). Executing the commands (`StepwiseEngine.executeSyncCommand`) needs
+/// an engine and is not fuzzed here.
 ///
-/// There is no standalone response decoder yet: the body handling lives inline in
-/// `SyncChannel.roundTrip`, so this target restates its three reads. Executing the commands
-/// (`StepwiseEngine.executeSyncCommand`) needs an engine and is not fuzzed here.
-///
-/// Invariants: a decoded command has the input's string `id` and `type`, never keeps `id`/`type`
-/// in a flat payload, and its `output`/`input` is no longer JSON text when that text parses.
+/// Invariants: a refusal is a `network` error with a bounded message; an accepted body is a JSON
+/// object; decoded plus skipped commands are the first `min(500, n)` elements, the rest counted
+/// as ignored; a decoded command has its element's string `id` and `type`, never keeps `id`/`type`
+/// in a flat payload, and its `output`/`input` is no longer JSON text when that text parses; a
+/// skipped element has no string `id` and `type`; the interval is the integer given, else 30.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSyncResponse(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
-    guard case .object(let response)? = try? JSONParser.parse(bytes) else { return 0 }
-    _ = response["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
-    for raw in response["commands"]?.arrayValue ?? [] {
-        guard let command = SyncCommand(json: raw) else {
+    let response: SyncResponse
+    do {
+        response = try SyncResponse(decoding: bytes)
+    } catch {
+        fuzzCheck(error.code == .network, "a refusal that is not a network error: \(error.code)")
+        fuzzCheck(!error.message.isEmpty && error.message.utf8.count <= 4096, "an empty or unbounded message")
+        let parsed = try? JSONParser.parse(bytes)
+        fuzzCheck(parsed?.objectValue == nil || bytes.count > SyncResponse.maximumBodyBytes, "a JSON object was refused")
+        return 0
+    }
+    guard case .object(let object)? = try? JSONParser.parse(bytes) else {
+        fuzzCheck(false, "accepted a body that is not a JSON object")
+        return 0
+    }
+    let elements = object["commands"]?.arrayValue ?? []
+    let expectedInterval = object["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
+    fuzzCheck(response.intervalSeconds == expectedInterval, "interval \(response.intervalSeconds) ≠ \(expectedInterval)")
+    fuzzCheck(response.receivedCommands == elements.count, "received count")
+    let looked = min(elements.count, SyncResponse.maximumCommands)
+    fuzzCheck(response.ignoredCommands == elements.count - looked, "ignored count")
+    fuzzCheck(response.commands.count + response.skipped.count == looked, "decoded + skipped ≠ looked at")
+    for warning in response.warnings {
+        fuzzCheck(!warning.isEmpty && warning.utf8.count <= 4096, "an empty or unbounded warning")
+    }
+    let skippedIndices = Set(response.skipped.map(\.index))
+    var decoded = response.commands.makeIterator()
+    for (index, raw) in elements.prefix(looked).enumerated() {
+        if skippedIndices.contains(index) {
             let decodable = raw["id"]?.stringValue != nil && raw["type"]?.stringValue != nil
             fuzzCheck(!decodable, "a command with a string id and type was skipped")
             continue
+        }
+        guard let command = decoded.next() else {
+            fuzzCheck(false, "fewer decoded commands than elements not skipped")
+            return 0
         }
         fuzzCheck(raw["id"]?.stringValue == command.id, "the id changed")
         fuzzCheck(raw["type"]?.stringValue == command.type, "the type changed")
