@@ -89,6 +89,15 @@ enum EngineBenchmarks {
         return Double(instances * steps) / seconds
     }
 
+    /// Repeats the throughput figure of `instances` instances of a 100-step sequence, printing
+    /// each run's steps/s: a steady workload to attach a profiler to.
+    static func profile(instances: Int, runs: Int) async throws {
+        for _ in 0..<max(1, runs) {
+            let rate = try await stepsPerSecond(instances: instances, steps: 100, durability: .normal)
+            print(String(format: "%.0f steps/s", rate))
+        }
+    }
+
     /// Counts completed instances and resumes a waiter when all are done.
     final class Completions: EngineListener {
         let state: Mutex<(count: Int, waiter: CheckedContinuation<Void, Never>?)>
