@@ -14,6 +14,8 @@ import StepwiseJSON
 /// ```
 public final class SQLiteExecutionStore: ExecutionStore {
     let connection: SQLiteConnection
+    /// Runs WAL checkpoints beside the engine; `nil` for in-memory databases (no WAL file).
+    private let checkpointer: SQLiteWALCheckpointer?
     /// The database file.
     public let path: String
 
@@ -42,6 +44,17 @@ public final class SQLiteExecutionStore: ExecutionStore {
             _ = try SQLiteExecutionStore.migrator.migrate(connection)
         } catch {
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
+        }
+        // Without it the store still works: the writer checkpoints inline, as SQLite does.
+        let isFile = !path.isEmpty && path != ":memory:" && !path.hasPrefix("file::memory:")
+        checkpointer = isFile ? try? SQLiteWALCheckpointer(path: path, durability: durability == .full ? .full : .normal) : nil
+        checkpointer?.install(on: connection)
+    }
+
+    deinit {
+        if let checkpointer {
+            checkpointer.uninstall(from: connection)
+            checkpointer.close()
         }
     }
 
