@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseSQLiteTests",
-            dependencies: ["StepwiseSQLite", "StepwiseJSON"],
+            dependencies: ["StepwiseSQLite", "StepwiseJSON", "StepwiseExecution"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -78,18 +78,29 @@ extension SQLiteExecutionStore {
         }
     }
 
+    // The upserts run several times per commit: as `static let`s their text keeps one address,
+    // so the statement cache finds them without hashing the interpolated SQL on every call.
+    private static let upsertInstanceSQL = """
+        INSERT INTO instances (\(instanceColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET state = excluded.state, data = excluded.data, config = excluded.config,
+          outputs = excluded.outputs, error = excluded.error, cancel_requested = excluded.cancel_requested,
+          paused = excluded.paused, dedup_key = excluded.dedup_key, updated_at = excluded.updated_at,
+          finished_at = excluded.finished_at, lifetime_started_at = excluded.lifetime_started_at,
+          steps_executed = excluded.steps_executed, hooks = excluded.hooks, next_node_id = excluded.next_node_id,
+          precompleted = excluded.precompleted
+        """
+
+    private static let upsertNodeSQL = """
+        INSERT INTO nodes (instance_id, \(nodeColumns))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(instance_id, node_id) DO UPDATE SET state = excluded.state, phase = excluded.phase,
+          attempt = excluded.attempt, due_at = excluded.due_at, started_at = excluded.started_at,
+          finished_at = excluded.finished_at, error = excluded.error, progress = excluded.progress
+        """
+
     private func upsert(_ r: InstanceRecord) throws(SQLiteError) {
-        let s = try connection.cachedStatement(
-            """
-            INSERT INTO instances (\(Self.instanceColumns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(id) DO UPDATE SET state = excluded.state, data = excluded.data, config = excluded.config,
-              outputs = excluded.outputs, error = excluded.error, cancel_requested = excluded.cancel_requested,
-              paused = excluded.paused, dedup_key = excluded.dedup_key, updated_at = excluded.updated_at,
-              finished_at = excluded.finished_at, lifetime_started_at = excluded.lifetime_started_at,
-              steps_executed = excluded.steps_executed, hooks = excluded.hooks, next_node_id = excluded.next_node_id,
-              precompleted = excluded.precompleted
-            """)
+        let s = try connection.cachedStatement(Self.upsertInstanceSQL)
         try s.bind(r.id.rawValue, at: 1)
         try s.bind(r.sequence.name, at: 2)
         try s.bind(r.sequence.version, at: 3)
@@ -117,14 +128,7 @@ extension SQLiteExecutionStore {
     }
 
     private func upsert(_ n: Node, of instance: InstanceID) throws(SQLiteError) {
-        let s = try connection.cachedStatement(
-            """
-            INSERT INTO nodes (instance_id, \(Self.nodeColumns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(instance_id, node_id) DO UPDATE SET state = excluded.state, phase = excluded.phase,
-              attempt = excluded.attempt, due_at = excluded.due_at, started_at = excluded.started_at,
-              finished_at = excluded.finished_at, error = excluded.error, progress = excluded.progress
-            """)
+        let s = try connection.cachedStatement(Self.upsertNodeSQL)
         try s.bind(instance.rawValue, at: 1)
         try s.bind(n.id.rawValue, at: 2)
         if let p = n.parent { try s.bind(p.rawValue, at: 3) } else { try s.bindNull(at: 3) }

@@ -19,6 +19,8 @@ import StepwiseJSON
 /// ```
 public final class SQLiteExecutionStore: ExecutionStore {
     let connection: SQLiteConnection
+    /// Runs WAL checkpoints beside the engine; `nil` for in-memory databases (no WAL file).
+    private let checkpointer: SQLiteWALCheckpointer?
     /// The database file.
     public let path: String
 
@@ -65,6 +67,17 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 throw Self.storageError("cannot migrate database", cause, path: path, busyTimeoutMs: busyTimeoutMs)
             }
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
+        }
+        // Without it the store still works: the writer checkpoints inline, as SQLite does.
+        let isFile = !path.isEmpty && path != ":memory:" && !path.hasPrefix("file::memory:")
+        checkpointer = isFile ? try? SQLiteWALCheckpointer(path: path, durability: durability == .full ? .full : .normal) : nil
+        checkpointer?.install(on: connection)
+    }
+
+    deinit {
+        if let checkpointer {
+            checkpointer.uninstall(from: connection)
+            checkpointer.close()
         }
     }
 
