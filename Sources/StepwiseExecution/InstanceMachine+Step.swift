@@ -347,8 +347,9 @@ extension InstanceMachine {
         guard isCurrent(id, attempt: attempt, escalation: escalation), let block = runtime.block(of: id),
             case .step(let step) = block.kind
         else { return }
-        let size = JSONWriter.bytes(output).count
-        if size > PayloadLimits.maxOutputBytes {
+        // Measured without writing the text; past the limit the exact size is counted for the message.
+        if JSONWriter.byteCount(output, limit: PayloadLimits.maxOutputBytes) == nil {
+            let size = JSONWriter.byteCount(output) ?? 0
             handlerFailed(
                 id, attempt: attempt, escalation: escalation,
                 failure: AttemptFailure(
@@ -410,9 +411,9 @@ extension InstanceMachine {
     }
 
     func dataSizeProblem(_ data: JSONObject) -> String? {
-        let size = JSONWriter.bytes(.object(data)).count
-        return size > PayloadLimits.maxDataBytes
-            ? "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)" : nil
+        guard JSONWriter.byteCount(.object(data), limit: PayloadLimits.maxDataBytes) == nil else { return nil }
+        let size = JSONWriter.byteCount(.object(data)) ?? 0
+        return "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)"
     }
 
     mutating func handlerFailed(_ id: NodeID, attempt: Int, escalation: Bool, failure: AttemptFailure) {

@@ -34,8 +34,8 @@ extension StepwiseEngine {
     /// Bytes of accounted memory: serialized `context.data` and latest outputs of live instances.
     func accountedMemoryBytes() -> Int {
         live.values.filter { !$0.record.state.isTerminal }.reduce(0) { total, runtime in
-            total + JSONWriter.bytes(.object(runtime.record.data)).count
-                + JSONWriter.bytes(.object(runtime.record.outputs)).count
+            total + (JSONWriter.byteCount(.object(runtime.record.data)) ?? 0)
+                + (JSONWriter.byteCount(.object(runtime.record.outputs)) ?? 0)
         } + programs.values.reduce(0) { $0 + $1.sequence.sourceBytes.count }
     }
 }

@@ -349,7 +349,7 @@ public actor StepwiseEngine {
                 context: ["limit": .integer(Int64(configuration.maxConcurrentInstances))])
         }
         if configuration.memoryBudgetBytes > 0 {
-            let needed = accountedMemoryBytes() + JSONWriter.bytes(.object(data)).count
+            let needed = accountedMemoryBytes() + (JSONWriter.byteCount(.object(data)) ?? 0)
             if UInt64(needed) > configuration.memoryBudgetBytes {
                 throw StepwiseError(
                     .resourceLimit,
