@@ -7,7 +7,9 @@ import Foundation
 /// that grows with the input overflows it long before a hostile input runs out, which crashes
 /// the test process: exactly the failure the corpus is meant to expose.
 enum Bounded {
-    static let stackSize = 1 << 20
+    /// `STEPWISE_HOSTILE_STACK_BYTES` overrides it for sanitizer runs, whose instrumented frames
+    /// are several times larger.
+    static let stackSize = ProcessInfo.processInfo.environment["STEPWISE_HOSTILE_STACK_BYTES"].flatMap(Int.init) ?? 1 << 20
 
     /// The result of `body`, with the time it took; `nil` when it did not finish within
     /// `seconds` (the thread is then abandoned: it cannot be stopped).
