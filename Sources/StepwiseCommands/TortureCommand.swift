@@ -10,7 +10,7 @@ public struct TortureCommand: AsyncParsableCommand {
         abstract: "Crash-point torture: SIGKILL a mixed workload at every commit boundary, resume, check invariants.",
         discussion: "Exit status: 0 with no violation, 1 when any invariant broke.")
 
-    @Option(help: "Most crash points to exercise.")
+    @Option(help: "Crash points to exercise (fewer only when the workload has fewer).")
     var points = 1000
 
     @Option(help: "Scratch directory (default: a temporary one).")
