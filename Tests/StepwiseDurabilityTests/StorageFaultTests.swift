@@ -471,7 +471,7 @@ struct StorageFaultTests {
 
     private func overwrite(_ path: String, at offset: UInt64, count: Int) throws {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        var generator = SplitMix(seed: 0xBAD5EED)
+        var generator = SeededRandom(seed: 0xBAD5EED)
         try handle.seek(toOffset: offset)
         try handle.write(contentsOf: Data((0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }))
         try handle.close()
@@ -557,18 +557,5 @@ struct StorageFaultTests {
         try await runToRest(engine, clock: clock)
         try await expectFaultFreeResult(engine, id, log: log, path: directory.database)
         await engine.shutdown()
-    }
-}
-
-/// A small seeded generator for garbage bytes (tests draw randomness from a seed).
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

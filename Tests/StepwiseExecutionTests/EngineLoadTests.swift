@@ -259,7 +259,7 @@ struct EngineLoadTests {
 
         // Every (instance, wait) once, shuffled by a seeded generator, split over the tasks.
         var answers = ids.flatMap { id in (0..<plan.branches).map { LoadAnswer(instance: id, step: "w\($0)") } }
-        var random = SeededGenerator(seed: 42 + UInt64(wave))
+        var random = SeededRandom(seed: 42 + UInt64(wave))
         answers.shuffle(using: &random)
         let slices = (0..<plan.completerTasks).map { task in
             stride(from: task, to: answers.count, by: plan.completerTasks).map { answers[$0] }
@@ -346,20 +346,5 @@ struct EngineLoadTests {
         } catch {
             accepted.refuse(error)
         }
-    }
-}
-
-/// SplitMix64: a seeded generator for shuffles in tests.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
