@@ -132,12 +132,7 @@ extension InstanceMachine {
         }
         let key = "\(runtime.id.rawValue):\(block.id.rawValue):\(runtime.iterationPath(of: id)):\(attempt)"
             + (isEscalation ? ":escalation" : "")
-        let timeout: Int64? = {
-            let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
-            if isEscalation { return configured > 0 ? configured : nil }
-            if let t = step.timeoutMilliseconds { return t > 0 ? t : nil }
-            return configured > 0 ? configured : nil
-        }()
+        let timeout = attemptTimeout(step, escalation: isEscalation)
         node.progress.delegationRequestID = nil
         if !isEscalation && params.containsCredentialReference {
             var r = record
@@ -160,16 +155,31 @@ extension InstanceMachine {
         if !isEscalation && context.engineHandledBuiltins.contains(handler) {
             return runBuiltin(id, handler: handler, params: params, attempt: attempt, key: key, block: block)
         }
-        log(
-            .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
-            [
-                "handler": .string(handler), "params": params, "idempotency_key": .string(key),
-                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": .bool(isEscalation),
-            ])
+        logAttemptStarted(id, block: block, attempt: attempt, handler: handler, params: params, key: key, escalation: isEscalation)
         deriveState()
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue, handler: handler, params: params,
             data: scope.data, attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+    }
+
+    /// The timeout of one attempt: the step's own (`0` = none), else `handlerTimeoutMs` (`0` =
+    /// none); escalation calls always use `handlerTimeoutMs`.
+    func attemptTimeout(_ step: StepBlock, escalation: Bool) -> Int64? {
+        let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
+        if !escalation, let own = step.timeoutMilliseconds { return own > 0 ? own : nil }
+        return configured > 0 ? configured : nil
+    }
+
+    /// Journals the start of an attempt (the persisted params never hold resolved secrets).
+    mutating func logAttemptStarted(
+        _ id: NodeID, block: Block, attempt: Int, handler: String, params: JSONValue, key: String, escalation: Bool
+    ) {
+        log(
+            .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
+            [
+                "handler": .string(handler), "params": params, "idempotency_key": .string(key),
+                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": .bool(escalation),
+            ])
     }
 
     // MARK: Delegation (SYNC.md §2.8)
@@ -189,12 +199,7 @@ extension InstanceMachine {
             node.state = .running
             node.phase = .inFlight
             runtime[id] = node
-            log(
-                .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
-                [
-                    "handler": .string(step.handler), "params": params, "idempotency_key": .string(key),
-                    "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
-                ])
+            logAttemptStarted(id, block: block, attempt: attempt, handler: step.handler, params: params, key: key, escalation: false)
             handlerFailed(
                 id, attempt: attempt, escalation: false,
                 failure: AttemptFailure(
@@ -235,18 +240,12 @@ extension InstanceMachine {
         node.state = .running
         node.phase = .inFlight
         node.progress.attemptStartedAt = now
-        let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
-        let timeout: Int64? = step.timeoutMilliseconds.map { $0 > 0 ? $0 : nil } ?? (configured > 0 ? configured : nil)
+        let timeout = attemptTimeout(step, escalation: false)
         // The timeout starts when the call is launched (it may wait for a free handler slot).
         node.dueAt = nil
         runtime[id] = node
         let key = node.progress.idempotencyKey ?? ""
-        log(
-            .stepStarted, node: id, step: block.id.rawValue, attempt: node.attempt,
-            [
-                "handler": .string(step.handler), "params": node.progress.params ?? .null, "idempotency_key": .string(key),
-                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
-            ])
+        logAttemptStarted(id, block: block, attempt: node.attempt, handler: step.handler, params: node.progress.params ?? .null, key: key, escalation: false)
         guard let resolvedParams else {
             handlerFailed(
                 id, attempt: node.attempt, escalation: false,
@@ -279,12 +278,7 @@ extension InstanceMachine {
     private mutating func runBuiltin(
         _ id: NodeID, handler: String, params: JSONValue, attempt: Int, key: String, block: Block
     ) -> HandlerCall? {
-        log(
-            .stepStarted, node: id, step: block.id.rawValue, attempt: attempt,
-            [
-                "handler": .string(handler), "params": params, "idempotency_key": .string(key),
-                "iteration_path": .string(runtime.iterationPath(of: id)), "escalation": false,
-            ])
+        logAttemptStarted(id, block: block, attempt: attempt, handler: handler, params: params, key: key, escalation: false)
         if handler == "sleep" {
             guard let ms = BuiltinHandlers.sleepMilliseconds(params) else {
                 var node = runtime[id]
