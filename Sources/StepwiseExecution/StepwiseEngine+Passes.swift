@@ -239,7 +239,7 @@ extension StepwiseEngine {
             instanceId: call.instance, stepId: call.stepID, handler: call.handler, params: call.params, data: call.data,
             attempt: call.attempt, idempotencyKey: call.idempotencyKey)
         let key = InFlightKey(instance: call.instance, node: call.node)
-        let task = Task { [weak self] in
+        let task = Task(executorPreference: executor) { [weak self] in
             let result: Result<JSONValue, AttemptFailure>
             do {
                 result = .success(try await handler.execute(context))

@@ -4,7 +4,7 @@ extension StepwiseEngine {
     public func resume() {
         guard !isShutdown, !isCrashed, loopTask == nil else { return }
         isRunning = true
-        loopTask = Task { [weak self] in
+        loopTask = Task(executorPreference: executor) { [weak self] in
             while let self, !Task.isCancelled {
                 let keepGoing = await self.loopIteration()
                 if !keepGoing { break }

@@ -32,6 +32,12 @@ public actor StepwiseEngine {
         let result: Result<JSONValue, AttemptFailure>
     }
 
+    /// The engine's own thread (see ``EngineExecutor``).
+    let executor = EngineExecutor()
+
+    /// The engine runs on its own thread.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     let store: any ExecutionStore
     let clock: any EngineClock
     /// The configuration the engine was opened with.
