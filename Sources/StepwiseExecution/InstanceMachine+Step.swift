@@ -121,10 +121,11 @@ extension InstanceMachine {
             return nil
         }
         let attempt = isEscalation ? node.attempt : node.attempt + 1
-        let scope = scope(for: id, attempt: attempt)
+        // Static params need no scope (building one formats timestamps): only the data.
+        let data = scopeData(for: id)
         let params: JSONValue
         do {
-            params = try step.params.resolve(scope)
+            params = step.params.isStatic ? step.params.original : try step.params.resolve(scope(for: id, attempt: attempt))
         } catch {
             finish(id, .failed, error: self.error(at: id, error.description))
             drain()
@@ -159,7 +160,7 @@ extension InstanceMachine {
         deriveState()
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue, handler: handler, params: params,
-            data: scope.data, attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
+            data: .object(data), attempt: attempt, idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
     }
 
     /// The timeout of one attempt: the step's own (`0` = none), else `handlerTimeoutMs` (`0` =
@@ -257,7 +258,7 @@ extension InstanceMachine {
         deriveState()
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue, handler: step.handler, params: resolvedParams,
-            data: scope(for: id).data, attempt: node.attempt, idempotencyKey: key, isEscalation: false, timeoutMs: timeout)
+            data: .object(scopeData(for: id)), attempt: node.attempt, idempotencyKey: key, isEscalation: false, timeoutMs: timeout)
     }
 
     /// After a restart, an attempt that was running with resolved secrets cannot be re-run (they
@@ -323,7 +324,7 @@ extension InstanceMachine {
         return HandlerCall(
             instance: runtime.id, node: id, stepID: block.id.rawValue,
             handler: isEscalation ? (step.waitForInput?.escalationHandler ?? step.handler) : step.handler,
-            params: node.progress.params ?? .null, data: scope(for: id).data, attempt: node.attempt,
+            params: node.progress.params ?? .null, data: .object(scopeData(for: id)), attempt: node.attempt,
             idempotencyKey: key, isEscalation: isEscalation, timeoutMs: timeout)
     }
 
@@ -364,18 +365,20 @@ extension InstanceMachine {
             drain()
             return
         }
-        // Record the output: outputs.<id> and context.data.<id>.
-        var data = record.data
-        data[block.id.rawValue] = output
-        if let problem = dataSizeProblem(data) {
+        // Record the output: outputs.<id> and context.data.<id>. Both objects are changed in
+        // place on the runtime (a copy would cost a step time linear in the data's size) and
+        // the data change is undone when it breaks the size limit.
+        let key = block.id.rawValue
+        let previous = runtime.record.data[key]
+        runtime.record.data[key] = output
+        if let problem = dataSizeProblem(runtime.record.data) {
+            runtime.record.data[key] = previous
             finish(id, .failed, error: error(at: id, problem))
             drain()
             return
         }
-        var r = record
-        r.data = data
-        r.outputs[block.id.rawValue] = output
-        record = r
+        runtime.record.outputs[key] = output
+        runtime.recordDirty = true
         log(
             .stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt,
             ["output": output, "idempotency_key": runtime[id].progress.idempotencyKey.map(JSONValue.string) ?? .null])

@@ -374,6 +374,25 @@ struct InstanceMachine {
 
     /// The expression scope of a node: shared data with concurrent for_each overlays.
     func scope(for id: NodeID, dataOverride: JSONObject? = nil, attempt: Int? = nil) -> EvaluationScope {
+        let data = scopeData(for: id, dataOverride: dataOverride)
+        let node = runtime[id]
+        let block = runtime.block(of: id)
+        let runtimeInfo = RuntimeInfo(
+            attempt: max(0, (attempt ?? node.attempt) - 1), instanceId: runtime.id.rawValue, sequenceName: record.sequence.name,
+            sequenceVersion: record.sequence.version, currentStep: block?.id.rawValue,
+            startedAt: Timestamp.rfc3339(record.createdAt),
+            currentStepStartedAt: node.startedAt.map(Timestamp.rfc3339),
+            totalStepsExecuted: record.stepsExecuted)
+        let seed = record.randomSeed ^ (UInt64(truncatingIfNeeded: id.rawValue) &* 0x9E37_79B9_7F4A_7C15)
+            ^ UInt64(truncatingIfNeeded: node.attempt)
+        return EvaluationScope(
+            data: .object(data), config: .object(record.config), outputs: record.outputs, runtime: runtimeInfo,
+            nowMilliseconds: now, random: RandomSource(seed: seed))
+    }
+
+    /// The data a node sees: the instance's, with the item and index of every enclosing
+    /// concurrent for_each iteration laid over it.
+    func scopeData(for id: NodeID, dataOverride: JSONObject? = nil) -> JSONObject {
         var data = dataOverride ?? record.data
         var current = runtime[id]
         var overlays: [(String, JSONValue)] = []
@@ -389,19 +408,7 @@ struct InstanceMachine {
         }
         // Inner overlays win: apply outermost first.
         for (key, value) in overlays.reversed() { data[key] = value }
-        let node = runtime[id]
-        let block = runtime.block(of: id)
-        let runtimeInfo = RuntimeInfo(
-            attempt: max(0, (attempt ?? node.attempt) - 1), instanceId: runtime.id.rawValue, sequenceName: record.sequence.name,
-            sequenceVersion: record.sequence.version, currentStep: block?.id.rawValue,
-            startedAt: Timestamp.rfc3339(record.createdAt),
-            currentStepStartedAt: node.startedAt.map(Timestamp.rfc3339),
-            totalStepsExecuted: record.stepsExecuted)
-        let seed = record.randomSeed ^ (UInt64(truncatingIfNeeded: id.rawValue) &* 0x9E37_79B9_7F4A_7C15)
-            ^ UInt64(truncatingIfNeeded: node.attempt)
-        return EvaluationScope(
-            data: .object(data), config: .object(record.config), outputs: record.outputs, runtime: runtimeInfo,
-            nowMilliseconds: now, random: RandomSource(seed: seed))
+        return data
     }
 
     // MARK: Protection (SEMANTICS §2.10)

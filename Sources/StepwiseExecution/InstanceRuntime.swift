@@ -12,6 +12,9 @@ final class InstanceRuntime {
     let program: SequenceProgram
     private(set) var dirtyNodes: Set<Int> = []
     var recordDirty = false
+    /// Indices of the non-terminal nodes, ascending: most of a long instance's nodes are
+    /// finished, and every transition asks for the active ones.
+    private var activeIndices: [Int] = []
 
     /// A fresh instance with only its root node.
     init(record: InstanceRecord, program: SequenceProgram) {
@@ -33,13 +36,17 @@ final class InstanceRuntime {
         for node in sorted {
             if let parent = node.parent, parent.rawValue < children.count { children[parent.rawValue].append(node.id) }
         }
+        activeIndices = sorted.indices.filter { !sorted[$0].state.isTerminal }
     }
 
     subscript(id: NodeID) -> Node {
         get { nodes[id.rawValue] }
         set {
+            let wasActive = !nodes[id.rawValue].state.isTerminal
             nodes[id.rawValue] = newValue
             dirtyNodes.insert(id.rawValue)
+            let isActive = !newValue.state.isTerminal
+            if wasActive != isActive { updateActive(id.rawValue, isActive: isActive) }
         }
     }
 
@@ -50,7 +57,9 @@ final class InstanceRuntime {
     /// Appends a node and returns its id.
     func addNode(parent: NodeID?, blockIndex: Int, list: Int, position: Int, iteration: Int) -> NodeID {
         let id = NodeID(rawValue: nodes.count)
-        nodes.append(Node(id: id, parent: parent, blockIndex: blockIndex, list: list, position: position, iteration: iteration))
+        let node = Node(id: id, parent: parent, blockIndex: blockIndex, list: list, position: position, iteration: iteration)
+        nodes.append(node)
+        if !node.state.isTerminal { activeIndices.append(id.rawValue) }
         children.append([])
         if let parent { children[parent.rawValue].append(id) }
         dirtyNodes.insert(id.rawValue)
@@ -96,5 +105,20 @@ final class InstanceRuntime {
     }
 
     /// Non-terminal nodes, in tree (creation) order.
-    var activeNodes: [Node] { nodes.filter { !$0.state.isTerminal } }
+    var activeNodes: [Node] { activeIndices.map { nodes[$0] } }
+
+    private func updateActive(_ index: Int, isActive: Bool) {
+        // Binary search: the list stays sorted, so "creation order" needs no sort.
+        var low = 0
+        var high = activeIndices.count
+        while low < high {
+            let mid = (low + high) / 2
+            if activeIndices[mid] < index { low = mid + 1 } else { high = mid }
+        }
+        if isActive {
+            if low == activeIndices.count || activeIndices[low] != index { activeIndices.insert(index, at: low) }
+        } else if low < activeIndices.count && activeIndices[low] == index {
+            activeIndices.remove(at: low)
+        }
+    }
 }

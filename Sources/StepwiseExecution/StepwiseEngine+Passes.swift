@@ -239,6 +239,7 @@ extension StepwiseEngine {
             instanceId: call.instance, stepId: call.stepID, handler: call.handler, params: call.params, data: call.data,
             attempt: call.attempt, idempotencyKey: call.idempotencyKey)
         let key = InFlightKey(instance: call.instance, node: call.node)
+        let (instance, node, attempt, isEscalation) = (call.instance, call.node, call.attempt, call.isEscalation)
         let task = Task(executorPreference: executor) { [weak self] in
             let result: Result<JSONValue, AttemptFailure>
             do {
@@ -250,14 +251,15 @@ extension StepwiseEngine {
             } catch {
                 result = .failure(AttemptFailure(message: "\(error)", code: nil, isRetryable: true))
             }
-            await self?.handlerReturned(Completion(call: call, result: result))
+            await self?.handlerReturned(
+                Completion(instance: instance, node: node, attempt: attempt, isEscalation: isEscalation, result: result))
         }
         inFlight[key] = task
     }
 
     private func handlerReturned(_ completion: Completion) {
         guard !isCrashed else { return }
-        let key = InFlightKey(instance: completion.call.instance, node: completion.call.node)
+        let key = InFlightKey(instance: completion.instance, node: completion.node)
         inFlight[key] = nil
         inbox.append(completion)
         wake()
@@ -310,15 +312,16 @@ extension StepwiseEngine {
         let completions = inbox
         inbox = []
         for completion in completions {
-            let call = completion.call
-            guard live[call.instance] != nil else { continue }
+            guard live[completion.instance] != nil else { continue }
             completedInPass += 1
-            transitionIgnoringErrors(call.instance) { machine in
+            transitionIgnoringErrors(completion.instance) { machine in
                 switch completion.result {
                 case .success(let output):
-                    machine.handlerSucceeded(call.node, attempt: call.attempt, escalation: call.isEscalation, output: output)
+                    machine.handlerSucceeded(
+                        completion.node, attempt: completion.attempt, escalation: completion.isEscalation, output: output)
                 case .failure(let failure):
-                    machine.handlerFailed(call.node, attempt: call.attempt, escalation: call.isEscalation, failure: failure)
+                    machine.handlerFailed(
+                        completion.node, attempt: completion.attempt, escalation: completion.isEscalation, failure: failure)
                 }
             }
         }

@@ -27,8 +27,13 @@ public actor StepwiseEngine {
         case resume(InstanceID, NodeID)
     }
 
+    /// A handler call's outcome. It names the attempt without keeping the call's params and
+    /// data: holding the data snapshot would make recording the output copy the instance's data.
     struct Completion {
-        let call: HandlerCall
+        let instance: InstanceID
+        let node: NodeID
+        let attempt: Int
+        let isEscalation: Bool
         let result: Result<JSONValue, AttemptFailure>
     }
 
