@@ -88,6 +88,18 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage` (nothing of the batch is applied) or `conflict` when a
     ///   unique constraint (a live dedup key, an existing instance id) refuses it.
     func commit(_ batch: StoreBatch) throws(StepwiseError)
+
+    /// Does deferred storage work now: the engine calls it when it has nothing to run (idle,
+    /// paused, shut down). What was committed is durable either way; a store that defers
+    /// nothing does nothing.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`; the deferred work stays and is retried.
+    func settle() throws(StepwiseError)
+}
+
+extension ExecutionStore {
+    /// Nothing is deferred by default.
+    public func settle() throws(StepwiseError) {}
 }
 
 /// A stored sequence version's metadata.

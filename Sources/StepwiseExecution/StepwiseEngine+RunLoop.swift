@@ -51,6 +51,8 @@ extension StepwiseEngine {
         }
         if let channelDue { deadline = min(deadline ?? channelDue, channelDue) }
         if let deadline { armTimer(at: deadline) }
+        // Nothing runs: the store does its deferred work now rather than in a later commit.
+        if inFlight.isEmpty && !wakePending && !storageFailed { try? store.settle() }
         await waitForWake()
         return isRunning && !isCrashed
     }
@@ -105,6 +107,7 @@ extension StepwiseEngine {
         wake()
         await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
         _ = try? runPass(dispatch: false)
+        try? store.settle()
     }
 
     /// Pauses, then closes: every later call throws `shutdown`. Idempotent.
@@ -187,6 +190,7 @@ extension StepwiseEngine {
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork
+        if inFlight.isEmpty { try? store.settle() }
         result.nextDueAt = nextDeadline()
         return result
     }

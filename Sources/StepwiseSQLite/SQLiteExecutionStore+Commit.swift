@@ -3,10 +3,37 @@ public import StepwiseExecution
 import StepwiseJSON
 
 extension SQLiteExecutionStore {
+    /// Change-log records after which a commit folds the log first (bounds the memory the
+    /// logged journal holds and the work of the next fold).
+    static let maxLogRecords = 1024
+    /// Change-log bytes after which a commit folds the log first.
+    static let maxLogBytes = 4 << 20
+
     public func commit(_ batch: StoreBatch) throws(StepwiseError) {
+        // Journal sequence numbers are assigned here, so entries still in the change log have
+        // theirs and the journal reads them in commit order with the stored ones.
+        var journal = batch.journal
+        var sequence = nextJournalSequence
+        for i in journal.indices {
+            journal[i].sequence = sequence
+            sequence += 1
+        }
+        let writes = rowWrites(batch, journal: journal)
+        let logs = isLoggable(batch) && logRecords < Self.maxLogRecords && logBytes < Self.maxLogBytes
+        var body: [UInt8] = []
+        if logs { SQLiteChangeLog.encode(writes.rows + writes.later, into: &body) }
         do {
             try connection.transaction(.immediate) {
-                try write(batch)
+                if logs {
+                    let s = try connection.cachedStatement("INSERT INTO change_log (body) VALUES (?)")
+                    try s.bind(body, at: 1)
+                    try s.execute()
+                } else {
+                    // Logged changes land first, in the same transaction, so the direct writes
+                    // (constraints, deletions) see every earlier commit.
+                    try foldChangeLog()
+                    try write(batch, writes)
+                }
             }
         } catch let error as SQLiteError {
             if error.isConstraint {
@@ -18,9 +45,100 @@ extension SQLiteExecutionStore {
         } catch {
             throw StepwiseError(.storage, "cannot commit: \(error)")
         }
+        nextJournalSequence = sequence
+        if logs {
+            logRecords += 1
+            logBytes += body.count
+            loggedWrites.append(writes.rows + writes.later)
+            loggedJournal += journal
+            for (key, value) in batch.metadata { loggedMetadata[key] = value }
+        } else {
+            clearChangeLogState()
+        }
+        for record in batch.instances { knownInstances[record.id] = .some(record.dedupKey) }
+        for id in batch.deletedInstances { knownInstances[id] = nil }
     }
 
-    private func write(_ batch: StoreBatch) throws(SQLiteError) {
+    /// Writes the change log to its tables now (the engine calls this when it goes idle).
+    ///
+    /// - Throws: ``StepwiseError`` `storage` (the log stays and is folded later).
+    public func settle() throws(StepwiseError) {
+        guard logRecords > 0 else { return }
+        do {
+            try connection.transaction(.immediate) { try foldChangeLog() }
+        } catch let error as SQLiteError {
+            throw storageError("cannot fold the change log", error)
+        } catch {
+            throw StepwiseError(.storage, "cannot fold the change log: \(error)")
+        }
+        clearChangeLogState()
+    }
+
+    /// Whether a batch can go to the change log: nothing in it can fail a constraint or must
+    /// be seen by SQL at once. New instances (the id and live dedup key constraints), a dedup
+    /// key being set, sequences, deletions and dead letters are written directly.
+    private func isLoggable(_ batch: StoreBatch) -> Bool {
+        guard batch.sequences.isEmpty, batch.deletedInstances.isEmpty, batch.deadLetters.isEmpty,
+            batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty
+        else { return false }
+        for record in batch.instances {
+            guard let stored = knownInstances[record.id] else { return false }
+            if let key = record.dedupKey, key != stored { return false }
+        }
+        return true
+    }
+
+    /// Reads the change log's records in order, writes their coalesced rows and empties it.
+    /// Runs inside the caller's transaction; the in-memory state is cleared by the caller
+    /// once that transaction commits.
+    func foldChangeLog() throws(SQLiteError) {
+        guard logRecords > 0 else { return }
+        // Records this store wrote are still in memory; only records left by an earlier
+        // process (recovery) are read back and decoded.
+        var records = loggedWrites
+        if records.count != logRecords {
+            records = []
+            let s = try connection.cachedStatement("SELECT seq, body FROM change_log ORDER BY seq")
+            defer { s.reset() }
+            while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
+        }
+        for write in SQLiteChangeLog.coalesce(records) { try write.execute(on: connection) }
+        try connection.execute("DELETE FROM change_log")
+    }
+
+    func clearChangeLogState() {
+        loggedWrites = []
+        logRecords = 0
+        logBytes = 0
+        loggedJournal = []
+        loggedMetadata = [:]
+    }
+
+    /// The row writes of a batch: instance, node and journal rows, then (after deletions in a
+    /// direct write) outbox and metadata changes.
+    private func rowWrites(_ batch: StoreBatch, journal: [JournalEntry]) -> (rows: [SQLiteRowWrite], later: [SQLiteRowWrite]) {
+        var rows: [SQLiteRowWrite] = []
+        rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count)
+        for record in batch.instances { rows.append(SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: record))) }
+        for (instance, nodes) in batch.nodes {
+            for node in nodes { rows.append(SQLiteRowWrite(statement: .upsertNode, values: Self.values(of: node, in: instance))) }
+        }
+        for entry in journal {
+            rows.append(
+                SQLiteRowWrite(
+                    statement: .insertJournal,
+                    values: [
+                        .integer(entry.sequence), .text(entry.instance.rawValue), entry.node.map { .integer(Int64($0.rawValue)) } ?? .null,
+                        .text(entry.kind.rawValue), entry.stepID.map(SQLiteValue.text) ?? .null,
+                        entry.attempt.map { .integer(Int64($0)) } ?? .null, .integer(entry.at), .blob(Self.encode(entry.payload)),
+                    ]))
+        }
+        var later = outboxWrites(batch, now: batch.now)
+        for (key, value) in batch.metadata { later.append(SQLiteRowWrite(statement: .setMetadata, values: [.text(key), .text(value)])) }
+        return (rows, later)
+    }
+
+    private func write(_ batch: StoreBatch, _ writes: (rows: [SQLiteRowWrite], later: [SQLiteRowWrite])) throws(SQLiteError) {
         for (stored, bytes) in batch.sequences {
             let s = try connection.cachedStatement(
                 """
@@ -38,24 +156,7 @@ extension SQLiteExecutionStore {
             try s.bind(stored.isRetired, at: 8)
             try s.execute()
         }
-        for record in batch.instances { try upsert(record) }
-        for (instance, nodes) in batch.nodes {
-            for node in nodes { try upsert(node, of: instance) }
-        }
-        if !batch.journal.isEmpty {
-            let s = try connection.cachedStatement(
-                "INSERT INTO journal (instance_id, node_id, kind, step_id, attempt, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            for entry in batch.journal {
-                try s.bind(entry.instance.rawValue, at: 1)
-                if let node = entry.node { try s.bind(node.rawValue, at: 2) } else { try s.bindNull(at: 2) }
-                try s.bind(entry.kind.rawValue, at: 3)
-                if let step = entry.stepID { try s.bind(step, at: 4) } else { try s.bindNull(at: 4) }
-                if let attempt = entry.attempt { try s.bind(attempt, at: 5) } else { try s.bindNull(at: 5) }
-                try s.bind(entry.at, at: 6)
-                try s.bind(Self.encode(entry.payload), at: 7)
-                try s.execute()
-            }
-        }
+        for write in writes.rows { try write.execute(on: connection) }
         for id in batch.deletedInstances {
             for sql in [
                 "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM nodes WHERE instance_id = ?",
@@ -68,19 +169,12 @@ extension SQLiteExecutionStore {
             }
         }
         try writeDeadLetters(batch)
-        try writeOutbox(batch, now: batch.now)
-        for (key, value) in batch.metadata {
-            let s = try connection.cachedStatement(
-                "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-            try s.bind(key, at: 1)
-            try s.bind(value, at: 2)
-            try s.execute()
-        }
+        for write in writes.later { try write.execute(on: connection) }
     }
 
     // The upserts run several times per commit: as `static let`s their text keeps one address,
     // so the statement cache finds them without hashing the interpolated SQL on every call.
-    private static let upsertInstanceSQL = """
+    static let upsertInstanceSQL = """
         INSERT INTO instances (\(instanceColumns))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(id) DO UPDATE SET state = excluded.state, data = excluded.data, config = excluded.config,
@@ -91,7 +185,7 @@ extension SQLiteExecutionStore {
           precompleted = excluded.precompleted
         """
 
-    private static let upsertNodeSQL = """
+    static let upsertNodeSQL = """
         INSERT INTO nodes (instance_id, \(nodeColumns))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT(instance_id, node_id) DO UPDATE SET state = excluded.state, phase = excluded.phase,
@@ -99,52 +193,28 @@ extension SQLiteExecutionStore {
           finished_at = excluded.finished_at, error = excluded.error, progress = excluded.progress
         """
 
-    private func upsert(_ r: InstanceRecord) throws(SQLiteError) {
-        let s = try connection.cachedStatement(Self.upsertInstanceSQL)
-        try s.bind(r.id.rawValue, at: 1)
-        try s.bind(r.sequence.name, at: 2)
-        try s.bind(r.sequence.version, at: 3)
-        try s.bind(r.state.rawValue, at: 4)
-        try s.bind(Self.encode(.object(r.data)), at: 5)
-        try s.bind(Self.encode(.object(r.config)), at: 6)
-        try s.bind(Self.encode(.object(r.outputs)), at: 7)
-        if let error = r.error { try s.bind(Self.encode(error.jsonValue), at: 8) } else { try s.bindNull(at: 8) }
-        try s.bind(r.cancelRequested, at: 9)
-        try s.bind(r.isPaused, at: 10)
-        if let p = r.parentInstance { try s.bind(p.rawValue, at: 11) } else { try s.bindNull(at: 11) }
-        if let n = r.parentNode { try s.bind(n.rawValue, at: 12) } else { try s.bindNull(at: 12) }
-        if let k = r.dedupKey { try s.bind(k, at: 13) } else { try s.bindNull(at: 13) }
-        try s.bind(r.createdAt, at: 14)
-        try s.bind(r.updatedAt, at: 15)
-        if let f = r.finishedAt { try s.bind(f, at: 16) } else { try s.bindNull(at: 16) }
-        try s.bind(r.lifetimeStartedAt, at: 17)
-        try s.bind(r.stepsExecuted, at: 18)
-        try s.bind(r.depth, at: 19)
-        try s.bind(Int64(bitPattern: r.randomSeed), at: 20)
-        try s.bind(r.hooks.rawValue, at: 21)
-        try s.bind(r.nextNodeID, at: 22)
-        if let p = r.precompleted { try s.bind(Self.encode(.object(p)), at: 23) } else { try s.bindNull(at: 23) }
-        try s.execute()
+    static func values(of r: InstanceRecord) -> [SQLiteValue] {
+        [
+            .text(r.id.rawValue), .text(r.sequence.name), .integer(Int64(r.sequence.version)), .text(r.state.rawValue),
+            .blob(encode(.object(r.data))), .blob(encode(.object(r.config))), .blob(encode(.object(r.outputs))),
+            r.error.map { .blob(encode($0.jsonValue)) } ?? .null, .integer(r.cancelRequested ? 1 : 0), .integer(r.isPaused ? 1 : 0),
+            r.parentInstance.map { .text($0.rawValue) } ?? .null, r.parentNode.map { .integer(Int64($0.rawValue)) } ?? .null,
+            r.dedupKey.map(SQLiteValue.text) ?? .null, .integer(r.createdAt), .integer(r.updatedAt),
+            r.finishedAt.map(SQLiteValue.integer) ?? .null, .integer(r.lifetimeStartedAt), .integer(Int64(r.stepsExecuted)),
+            .integer(Int64(r.depth)), .integer(Int64(bitPattern: r.randomSeed)), .text(r.hooks.rawValue),
+            .integer(Int64(r.nextNodeID)), r.precompleted.map { .blob(encode(.object($0))) } ?? .null,
+        ]
     }
 
-    private func upsert(_ n: Node, of instance: InstanceID) throws(SQLiteError) {
-        let s = try connection.cachedStatement(Self.upsertNodeSQL)
-        try s.bind(instance.rawValue, at: 1)
-        try s.bind(n.id.rawValue, at: 2)
-        if let p = n.parent { try s.bind(p.rawValue, at: 3) } else { try s.bindNull(at: 3) }
-        try s.bind(n.blockIndex, at: 4)
-        try s.bind(n.list, at: 5)
-        try s.bind(n.position, at: 6)
-        try s.bind(n.iteration, at: 7)
-        try s.bind(n.state.rawValue, at: 8)
-        try s.bind(n.phase.rawValue, at: 9)
-        try s.bind(n.attempt, at: 10)
-        if let d = n.dueAt { try s.bind(d, at: 11) } else { try s.bindNull(at: 11) }
-        if let d = n.startedAt { try s.bind(d, at: 12) } else { try s.bindNull(at: 12) }
-        if let d = n.finishedAt { try s.bind(d, at: 13) } else { try s.bindNull(at: 13) }
-        if let e = n.error { try s.bind(Self.encode(e.jsonValue), at: 14) } else { try s.bindNull(at: 14) }
+    static func values(of n: Node, in instance: InstanceID) -> [SQLiteValue] {
         let progress = n.progress.jsonValue
-        if progress.objectValue?.isEmpty ?? true { try s.bindNull(at: 15) } else { try s.bind(Self.encode(progress), at: 15) }
-        try s.execute()
+        return [
+            .text(instance.rawValue), .integer(Int64(n.id.rawValue)), n.parent.map { .integer(Int64($0.rawValue)) } ?? .null,
+            .integer(Int64(n.blockIndex)), .integer(Int64(n.list)), .integer(Int64(n.position)), .integer(Int64(n.iteration)),
+            .text(n.state.rawValue), .text(n.phase.rawValue), .integer(Int64(n.attempt)), n.dueAt.map(SQLiteValue.integer) ?? .null,
+            n.startedAt.map(SQLiteValue.integer) ?? .null, n.finishedAt.map(SQLiteValue.integer) ?? .null,
+            n.error.map { .blob(encode($0.jsonValue)) } ?? .null,
+            (progress.objectValue?.isEmpty ?? true) ? .null : .blob(encode(progress)),
+        ]
     }
 }

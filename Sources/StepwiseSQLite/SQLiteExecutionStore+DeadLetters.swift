@@ -19,7 +19,9 @@ extension SQLiteExecutionStore {
     }
 
     public func deadLetters(unacknowledgedOnly: Bool, limit: Int, after: String?) throws(StepwiseError) -> [DeadLetter] {
-        try run("cannot list dead letters") { () throws(SQLiteError) -> [DeadLetter] in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot list dead letters") { () throws(SQLiteError) -> [DeadLetter] in
             var clauses: [String] = []
             var bindings: [SQLiteValue] = []
             if unacknowledgedOnly { clauses.append("acknowledged = 0") }
@@ -46,11 +48,15 @@ extension SQLiteExecutionStore {
     }
 
     public func deadLetter(_ id: String) throws(StepwiseError) -> DeadLetter? {
-        try run("cannot read dead letter \(id)") { () throws(SQLiteError) -> DeadLetter? in try deadLetterRow(id) }
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot read dead letter \(id)") { () throws(SQLiteError) -> DeadLetter? in try deadLetterRow(id) }
     }
 
     public func expiredInstances(finishedBefore cutoff: Int64, limit: Int) throws(StepwiseError) -> [InstanceID] {
-        try run("cannot find expired instances") { () throws(SQLiteError) -> [InstanceID] in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot find expired instances") { () throws(SQLiteError) -> [InstanceID] in
             let statement = try connection.cachedStatement(
                 """
                 SELECT id FROM instances i
@@ -105,7 +111,9 @@ extension SQLiteExecutionStore {
 
 extension SQLiteExecutionStore {
     public func isReferenced(_ key: SequenceKey) throws(StepwiseError) -> Bool {
-        try run("cannot check references to \(key)") { () throws(SQLiteError) -> Bool in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot check references to \(key)") { () throws(SQLiteError) -> Bool in
             let statement = try connection.cachedStatement(
                 "SELECT 1 FROM instances WHERE sequence_name = ? AND sequence_version = ? LIMIT 1")
             defer { statement.reset() }

@@ -4,7 +4,9 @@ import StepwiseJSON
 
 extension SQLiteExecutionStore {
     public func outboxRows(_ kind: OutboxKind, limit: Int) throws(StepwiseError) -> [OutboxRow] {
-        try run("cannot read the outbox") { () throws(SQLiteError) -> [OutboxRow] in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot read the outbox") { () throws(SQLiteError) -> [OutboxRow] in
             let s = try connection.cachedStatement(
                 "SELECT key, instance_id, generation, payload, created_at FROM outbox WHERE kind = ? ORDER BY created_at, key LIMIT ?")
             defer { s.reset() }
@@ -23,7 +25,9 @@ extension SQLiteExecutionStore {
     }
 
     public func commandMarker(_ commandID: String) throws(StepwiseError) -> String? {
-        try run("cannot read command markers") { () throws(SQLiteError) -> String? in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot read command markers") { () throws(SQLiteError) -> String? in
             let s = try connection.cachedStatement("SELECT outcome FROM command_markers WHERE command_id = ?")
             defer { s.reset() }
             try s.bind(commandID, at: 1)
@@ -31,52 +35,25 @@ extension SQLiteExecutionStore {
         }
     }
 
-    func writeOutbox(_ batch: StoreBatch, now: Int64) throws(SQLiteError) {
-        for write in batch.outbox {
+    /// The row writes of a batch's outbox changes and command markers, in order.
+    func outboxWrites(_ batch: StoreBatch, now: Int64) -> [SQLiteRowWrite] {
+        batch.outbox.map { write in
             switch write {
             case .touchStatus(let id):
-                let s = try connection.cachedStatement(
-                    """
-                    INSERT INTO outbox (kind, key, instance_id, generation, created_at) VALUES ('status', ?, ?, 1, ?)
-                    ON CONFLICT(kind, key) DO UPDATE SET generation = generation + 1
-                    """)
-                try s.bind(id.rawValue, at: 1)
-                try s.bind(id.rawValue, at: 2)
-                try s.bind(now, at: 3)
-                try s.execute()
+                SQLiteRowWrite(statement: .outboxTouchStatus, values: [.text(id.rawValue), .text(id.rawValue), .integer(now)])
             case .put(let row):
-                let s = try connection.cachedStatement(
-                    """
-                    INSERT INTO outbox (kind, key, instance_id, generation, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(kind, key) DO UPDATE SET payload = excluded.payload, generation = generation + 1
-                    """)
-                try s.bind(row.kind.rawValue, at: 1)
-                try s.bind(row.key, at: 2)
-                if let i = row.instanceID { try s.bind(i.rawValue, at: 3) } else { try s.bindNull(at: 3) }
-                try s.bind(row.generation, at: 4)
-                try s.bind(Self.encode(row.payload), at: 5)
-                try s.bind(row.createdAt, at: 6)
-                try s.execute()
+                SQLiteRowWrite(
+                    statement: .outboxPut,
+                    values: [
+                        .text(row.kind.rawValue), .text(row.key), row.instanceID.map { .text($0.rawValue) } ?? .null,
+                        .integer(row.generation), .blob(Self.encode(row.payload)), .integer(row.createdAt),
+                    ])
             case .delete(let kind, let key, let generation):
-                let s = try connection.cachedStatement(
-                    "DELETE FROM outbox WHERE kind = ? AND key = ? AND (? IS NULL OR generation = ?)")
-                try s.bind(kind.rawValue, at: 1)
-                try s.bind(key, at: 2)
-                if let g = generation {
-                    try s.bind(g, at: 3)
-                    try s.bind(g, at: 4)
-                } else {
-                    try s.bindNull(at: 3)
-                    try s.bindNull(at: 4)
-                }
-                try s.execute()
+                SQLiteRowWrite(
+                    statement: .outboxDelete,
+                    values: [.text(kind.rawValue), .text(key), generation.map(SQLiteValue.integer) ?? .null, generation.map(SQLiteValue.integer) ?? .null])
             case .marker(let id, let outcome):
-                let s = try connection.cachedStatement(
-                    "INSERT INTO command_markers (command_id, outcome, executed_at) VALUES (?, ?, ?) ON CONFLICT(command_id) DO NOTHING")
-                try s.bind(id, at: 1)
-                try s.bind(outcome, at: 2)
-                try s.bind(now, at: 3)
-                try s.execute()
+                SQLiteRowWrite(statement: .commandMarker, values: [.text(id), .text(outcome), .integer(now)])
             }
         }
     }

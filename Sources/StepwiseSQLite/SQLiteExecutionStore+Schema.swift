@@ -176,5 +176,16 @@ extension SQLiteExecutionStore {
                 CREATE INDEX instances_by_sequence ON instances (sequence_name, sequence_version);
                 CREATE INDEX instances_by_finish ON instances (finished_at) WHERE finished_at IS NOT NULL;
                 """),
+        // A step's commit used to write an instance row, node rows, journal rows and their index
+        // entries: six B-tree pages, each written whole to the WAL. Commits now append one
+        // record here (one page) and the rows are written later, coalesced (SQLiteChangeLog).
+        SQLiteMigration(
+            version: 5, name: "change log",
+            sql: """
+                CREATE TABLE change_log (
+                    seq INTEGER PRIMARY KEY,
+                    body BLOB NOT NULL
+                );
+                """),
     ])
 }

@@ -24,6 +24,23 @@ public final class SQLiteExecutionStore: ExecutionStore {
     /// The database file.
     public let path: String
 
+    // The change log (see SQLiteChangeLog): what is logged and not yet folded into the tables.
+    /// Records in `change_log`.
+    var logRecords = 0
+    /// Their encoded size.
+    var logBytes = 0
+    /// Their row writes (what folding writes, without reading the records back).
+    var loggedWrites: [[SQLiteRowWrite]] = []
+    /// Their journal entries, sequence numbers assigned, for journal reads.
+    var loggedJournal: [JournalEntry] = []
+    /// Their metadata values, for metadata reads.
+    var loggedMetadata: [String: String] = [:]
+    /// Instances with a stored (or logged) row, with the dedup key it holds: an update of
+    /// one of these cannot fail a constraint, so it may be logged.
+    var knownInstances: [InstanceID: String?] = [:]
+    /// The next journal sequence number.
+    var nextJournalSequence: Int64 = 1
+
     /// Opens (creating if needed) and migrates the database at `path`.
     ///
     /// - Parameters:
@@ -72,6 +89,23 @@ public final class SQLiteExecutionStore: ExecutionStore {
         let isFile = !path.isEmpty && path != ":memory:" && !path.hasPrefix("file::memory:")
         checkpointer = isFile ? try? SQLiteWALCheckpointer(path: path, durability: durability == .full ? .full : .normal) : nil
         checkpointer?.install(on: connection)
+        do {
+            // A change log left by a process that stopped before folding it is written now.
+            let count = try connection.cachedStatement("SELECT count(*) FROM change_log")
+            logRecords = try count.step() ? count.int(at: 0) : 0
+            count.reset()
+            if logRecords > 0 {
+                try connection.transaction(.immediate) { try foldChangeLog() }
+                clearChangeLogState()
+            }
+            let last = try connection.cachedStatement("SELECT COALESCE(MAX(seq), 0) FROM journal")
+            nextJournalSequence = (try last.step() ? last.int64(at: 0) : 0) + 1
+            last.reset()
+        } catch let error as SQLiteError {
+            throw Self.storageError("cannot recover the change log", error, path: path, busyTimeoutMs: busyTimeoutMs)
+        } catch {
+            throw StepwiseError(.storage, "cannot recover the change log of \(path): \(error)", context: ["path": .string(path)])
+        }
     }
 
     deinit {
@@ -217,7 +251,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
     }
 
     public func loadLiveInstances() throws(StepwiseError) -> [(InstanceRecord, [Node])] {
-        try run("cannot load instances") { () throws(SQLiteError) -> [(InstanceRecord, [Node])] in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot load instances") { () throws(SQLiteError) -> [(InstanceRecord, [Node])] in
             let statement = try connection.cachedStatement(
                 "SELECT \(Self.instanceColumns) FROM instances WHERE finished_at IS NULL OR hooks = 'running' ORDER BY created_at, id")
             var records: [InstanceRecord] = []
@@ -236,6 +272,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 byInstance[id, default: []].append(Self.readNodeOffset(nodeStatement))
             }
             nodeStatement.reset()
+            for record in records { knownInstances[record.id] = .some(record.dedupKey) }
             return records.map { ($0, byInstance[$0.id] ?? []) }
         }
     }
@@ -253,7 +290,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
     }
 
     public func loadInstance(_ id: InstanceID) throws(StepwiseError) -> (InstanceRecord, [Node])? {
-        try run("cannot load instance \(id)") { () throws(SQLiteError) -> (InstanceRecord, [Node])? in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot load instance \(id)") { () throws(SQLiteError) -> (InstanceRecord, [Node])? in
             let statement = try connection.cachedStatement("SELECT \(Self.instanceColumns) FROM instances WHERE id = ?")
             try statement.bind(id.rawValue, at: 1)
             guard try statement.step() else {
@@ -262,12 +301,15 @@ public final class SQLiteExecutionStore: ExecutionStore {
             }
             let record = Self.readInstance(statement)
             statement.reset()
+            knownInstances[record.id] = .some(record.dedupKey)
             return (record, try nodes(of: id))
         }
     }
 
     public func instanceHolding(dedupKey: String) throws(StepwiseError) -> InstanceID? {
-        try run("cannot look up dedup key") { () throws(SQLiteError) -> InstanceID? in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot look up dedup key") { () throws(SQLiteError) -> InstanceID? in
             let statement = try connection.cachedStatement(
                 "SELECT id FROM instances WHERE dedup_key = ? AND finished_at IS NULL")
             defer { statement.reset() }
@@ -279,7 +321,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
     public func instances(matching filter: InstanceFilter, limit: Int, after cursor: InstanceCursor?) throws(StepwiseError)
         -> [InstanceRecord]
     {
-        try run("cannot list instances") { () throws(SQLiteError) -> [InstanceRecord] in
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot list instances") { () throws(SQLiteError) -> [InstanceRecord] in
             var clauses: [String] = []
             var bindings: [SQLiteValue] = []
             if !filter.states.isEmpty {
@@ -330,7 +374,8 @@ public final class SQLiteExecutionStore: ExecutionStore {
             try statement.bind(instance.rawValue, at: 1)
             var result: [JournalEntry] = []
             while try statement.step() { result.append(Self.readJournal(statement)) }
-            return result
+            // Entries still in the change log follow every stored one.
+            return result + loggedJournal.filter { $0.instance == instance }
         }
     }
 
@@ -343,12 +388,16 @@ public final class SQLiteExecutionStore: ExecutionStore {
             try statement.bind(limit, at: 2)
             var result: [JournalEntry] = []
             while try statement.step() { result.append(Self.readJournal(statement)) }
+            // Entries still in the change log follow every stored one (listeners read here after
+            // every commit: no fold for them).
+            for entry in loggedJournal where result.count < limit && entry.sequence > sequence { result.append(entry) }
             return result
         }
     }
 
     public func metadata(_ key: String) throws(StepwiseError) -> String? {
-        try run("cannot read metadata") { () throws(SQLiteError) -> String? in
+        if let logged = loggedMetadata[key] { return logged }
+        return try run("cannot read metadata") { () throws(SQLiteError) -> String? in
             let statement = try connection.cachedStatement("SELECT value FROM metadata WHERE key = ?")
             defer { statement.reset() }
             try statement.bind(key, at: 1)

@@ -181,7 +181,7 @@ struct StorageFaultTests {
         let due = try #require(await engine.nextDeadline())
         let before = try databaseDump(directory.database)
         clock.advance(to: due)
-        faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal"])
+        faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal", "INSERT INTO change_log"])
         let error = await #expect(throws: StepwiseError.self) { try await engine.tickOnce() }
         expectStorageError(error, reason: "disk_full", path: directory.database, mentioning: ["SQLITE_FULL"])
         #expect(try databaseDump(directory.database) == before)
@@ -204,7 +204,7 @@ struct StorageFaultTests {
         // Every `prepare` result fails to commit while the fault is on.
         let engine = try await openFaultEngine(store: store, clock: clock, log: log) { context in
             if context.stepId == "prepare" && log.count("prepare") == 1 {
-                faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal"])
+                faults.fault = .injected(code: 13, sqlPrefixes: ["INSERT INTO journal", "INSERT INTO change_log"])
             }
             return ["step": .string(context.stepId)]
         }
@@ -250,7 +250,7 @@ struct StorageFaultTests {
         let clock = VirtualClock()
         let (engine, id) = try await waitingInstance(directory, faults: faults, log: log, clock: clock)
         await engine.resume()
-        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "SELECT"])
+        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "INSERT INTO change_log", "SELECT"])
         let error = await #expect(throws: StepwiseError.self) {
             try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
         }
@@ -534,7 +534,7 @@ struct StorageFaultTests {
         let before = try databaseDump(directory.database)
 
         // Fails the journal insert of the commit: nothing of the transaction stays.
-        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal"])
+        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "INSERT INTO change_log"])
         let error = await #expect(throws: StepwiseError.self) {
             try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
         }
@@ -543,7 +543,7 @@ struct StorageFaultTests {
         try await expectStillWaiting(engine, id, dump: before, path: directory.database)
         // Fails the commit and also the reload of the instance the engine does after a failed
         // commit (its in-memory state must not run ahead of what is durable).
-        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "SELECT"])
+        faults.fault = .injected(code: 11, sqlPrefixes: ["INSERT INTO journal", "INSERT INTO change_log", "SELECT"])
         let unreadable = await #expect(throws: StepwiseError.self) {
             try await engine.completeStep(instanceId: id, stepId: "approve", output: Self.yes)
         }

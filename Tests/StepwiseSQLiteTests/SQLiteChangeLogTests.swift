@@ -1,0 +1,188 @@
+import StepwiseExecution
+import StepwiseJSON
+@testable import StepwiseSQLite
+import Testing
+
+/// Hot-path commits go to the change log (one row) and reach their tables later, coalesced:
+/// reads see them at once, a reopened store writes what a killed process left, and direct
+/// writes (constraints, deletions) land after every logged change.
+@Suite struct SQLiteChangeLogTests {
+    static let first = InstanceID(rawValue: "00000000-0000-4000-8000-000000000001")!
+    static let second = InstanceID(rawValue: "00000000-0000-4000-8000-000000000002")!
+
+    func record(_ id: InstanceID, steps: Int = 0, dedupKey: String? = nil, data: JSONObject = [:]) -> InstanceRecord {
+        InstanceRecord(
+            id: id, sequence: SequenceKey(name: "flow", version: 1), state: .running, data: data, config: [:],
+            dedupKey: dedupKey, createdAt: 1, updatedAt: Int64(1 + steps), lifetimeStartedAt: 1, stepsExecuted: steps,
+            randomSeed: 7)
+    }
+
+    func entry(_ id: InstanceID, _ step: String, at: Int64) -> JournalEntry {
+        JournalEntry(instance: id, node: NodeID(rawValue: 1), kind: .stepCompleted, stepID: step, attempt: 1, at: at, payload: ["output": 1])
+    }
+
+    /// A store holding sequence `flow` v1 and instance `first` (written directly: it is new).
+    func openStore(_ path: String) throws -> SQLiteExecutionStore {
+        let store = try SQLiteExecutionStore(path: path)
+        var setup = StoreBatch()
+        setup.sequences = [(StoredSequence(key: SequenceKey(name: "flow", version: 1), isDeprecated: false, origin: "local", sha256: "x", installedAt: 1), Array("{}".utf8))]
+        setup.instances = [record(Self.first, dedupKey: "k")]
+        try store.commit(setup)
+        return store
+    }
+
+    func count(_ path: String, _ table: String) throws -> Int64 {
+        try rowCount(try SQLiteConnection(path: path, configuration: .init(isReadOnly: true)), table)
+    }
+
+    @Test func aStepCommitIsOneLogRowAndReadsSeeIt() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var batch = StoreBatch()
+            batch.instances = [record(Self.first, steps: 1, dedupKey: "k", data: ["a": 1])]
+            var node = Node(id: NodeID(rawValue: 1), parent: .root, blockIndex: 0, list: 0, position: 0, iteration: 0)
+            node.state = .completed
+            batch.nodes = [(Self.first, [node])]
+            batch.journal = [entry(Self.first, "a", at: 2)]
+            batch.metadata = [("cursor", "5")]
+            try store.commit(batch)
+
+            #expect(try count(path, "change_log") == 1)
+            #expect(try count(path, "journal") == 0)
+            let journal = try store.journal(after: 0, limit: 10)
+            #expect(journal.map(\.stepID) == ["a"])
+            #expect(journal.first?.sequence == 1)
+            #expect(try store.journal(of: Self.first).map(\.stepID) == ["a"])
+            #expect(try store.metadata("cursor") == "5")
+
+            // A read of the tables folds the log first.
+            let loaded = try #require(try store.loadInstance(Self.first))
+            #expect(loaded.0.stepsExecuted == 1 && loaded.0.data["a"] == .integer(1))
+            #expect(loaded.1.first?.state == .completed)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try count(path, "journal") == 1)
+            #expect(try store.journal(after: 0, limit: 10).map(\.sequence) == [1])
+        }
+    }
+
+    @Test func manyVersionsOfARowCoalesceIntoTheLast() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            for step in 1...50 {
+                var batch = StoreBatch()
+                batch.instances = [record(Self.first, steps: step, dedupKey: "k", data: ["n": .integer(Int64(step))])]
+                batch.journal = [entry(Self.first, "s\(step)", at: Int64(step))]
+                try store.commit(batch)
+            }
+            #expect(try count(path, "change_log") == 50)
+            try store.settle()
+            #expect(try count(path, "change_log") == 0)
+            #expect(try store.loadInstance(Self.first)?.0.data["n"] == .integer(50))
+            let journal = try store.journal(of: Self.first)
+            #expect(journal.map(\.sequence) == Array(1...50))
+            #expect(journal.last?.stepID == "s50")
+        }
+    }
+
+    @Test func aReopenedStoreWritesTheLogAKilledProcessLeft() throws {
+        try withTemporaryDatabase { path in
+            do {
+                let store = try openStore(path)
+                for step in 1...3 {
+                    var batch = StoreBatch()
+                    batch.instances = [record(Self.first, steps: step, dedupKey: "k")]
+                    batch.journal = [entry(Self.first, "s\(step)", at: Int64(step))]
+                    try store.commit(batch)
+                }
+                // No settle: the store goes away as with a kill.
+            }
+            #expect(try count(path, "change_log") == 3)
+            let reopened = try SQLiteExecutionStore(path: path)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try reopened.loadInstance(Self.first)?.0.stepsExecuted == 3)
+            #expect(try reopened.journal(of: Self.first).map(\.stepID) == ["s1", "s2", "s3"])
+            // Numbering goes on after the recovered entries.
+            var batch = StoreBatch()
+            batch.instances = [record(Self.first, steps: 4, dedupKey: "k")]
+            batch.journal = [entry(Self.first, "s4", at: 4)]
+            try reopened.commit(batch)
+            #expect(try reopened.journal(after: 3, limit: 5).map(\.sequence) == [4])
+        }
+    }
+
+    @Test func directWritesLandAfterTheLoggedChanges() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var update = StoreBatch()
+            update.instances = [record(Self.first, steps: 1, dedupKey: "k")]
+            update.journal = [entry(Self.first, "a", at: 2)]
+            try store.commit(update)
+            #expect(try count(path, "change_log") == 1)
+
+            // A new instance is written directly; its dedup key conflicts with the live one.
+            var conflicting = StoreBatch()
+            conflicting.instances = [record(Self.second, dedupKey: "k")]
+            #expect(throws: StepwiseError.self) { try store.commit(conflicting) }
+            #expect(try count(path, "change_log") == 1, "the failed direct commit folded nothing")
+
+            // Deleting the instance (direct) deletes its logged journal too.
+            var delete = StoreBatch()
+            delete.deletedInstances = [Self.first]
+            try store.commit(delete)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try store.loadInstance(Self.first) == nil)
+            #expect(try store.journal(of: Self.first).isEmpty)
+            #expect(try count(path, "journal") == 0)
+        }
+    }
+
+    @Test func settingANewDedupKeyIsWrittenDirectly() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var batch = StoreBatch()
+            batch.instances = [record(Self.first, steps: 1, dedupKey: "other")]
+            try store.commit(batch)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try store.instanceHolding(dedupKey: "other") == Self.first)
+        }
+    }
+
+    @Test func theLogIsFoldedWhenItReachesItsBound() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            for step in 1...(SQLiteExecutionStore.maxLogRecords + 1) {
+                var batch = StoreBatch()
+                batch.instances = [record(Self.first, steps: step, dedupKey: "k")]
+                try store.commit(batch)
+            }
+            #expect(try count(path, "change_log") == 0)
+            #expect(try store.loadInstance(Self.first)?.0.stepsExecuted == SQLiteExecutionStore.maxLogRecords + 1)
+        }
+    }
+
+    @Test func recordsRoundTripAndDamageIsNamed() throws {
+        let writes = [
+            SQLiteRowWrite(statement: .setMetadata, values: [.text("ké"), .text("v")]),
+            SQLiteRowWrite(statement: .outboxDelete, values: [.text("status"), .text("x"), .integer(-3), .null]),
+            SQLiteRowWrite(statement: .commandMarker, values: [.text("c"), .blob([0, 255]), .real(1.5)]),
+        ]
+        var bytes: [UInt8] = []
+        SQLiteChangeLog.encode(writes, into: &bytes)
+        #expect(try SQLiteChangeLog.decode(bytes, record: 1) == writes)
+        for cut in [1, 5, bytes.count - 1] {
+            let error = #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(Array(bytes.prefix(cut)), record: 9) }
+            #expect(error?.isCorrupt == true)
+            #expect(error?.message.contains("change log record 9") == true)
+        }
+        var unknown = bytes
+        unknown[0] = 200
+        #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(unknown, record: 2) }
+    }
+
+    @Test func coalescingKeepsTheLastRowVersionAndEveryAppend() {
+        let a1 = SQLiteRowWrite(statement: .setMetadata, values: [.text("a"), .text("1")])
+        let a2 = SQLiteRowWrite(statement: .setMetadata, values: [.text("a"), .text("2")])
+        let touch = SQLiteRowWrite(statement: .outboxTouchStatus, values: [.text("i"), .text("i"), .integer(1)])
+        #expect(SQLiteChangeLog.coalesce([[a1, touch], [touch, a2]]) == [a2, touch, touch])
+    }
+}
