@@ -102,7 +102,7 @@ extension SQLiteExecutionStore {
             defer { s.reset() }
             while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
         }
-        for write in SQLiteChangeLog.coalesce(records) { try write.execute(on: connection) }
+        try apply(SQLiteChangeLog.coalesce(records))
         try connection.execute("DELETE FROM change_log")
     }
 
@@ -123,16 +123,7 @@ extension SQLiteExecutionStore {
         for (instance, nodes) in batch.nodes {
             for node in nodes { rows.append(SQLiteRowWrite(statement: .upsertNode, values: Self.values(of: node, in: instance))) }
         }
-        for entry in journal {
-            rows.append(
-                SQLiteRowWrite(
-                    statement: .insertJournal,
-                    values: [
-                        .integer(entry.sequence), .text(entry.instance.rawValue), entry.node.map { .integer(Int64($0.rawValue)) } ?? .null,
-                        .text(entry.kind.rawValue), entry.stepID.map(SQLiteValue.text) ?? .null,
-                        entry.attempt.map { .integer(Int64($0)) } ?? .null, .integer(entry.at), .blob(Self.encode(entry.payload)),
-                    ]))
-        }
+        for entry in journal { rows.append(SQLiteRowWrite(statement: .insertJournal, values: Self.values(of: entry))) }
         var later = outboxWrites(batch, now: batch.now)
         for (key, value) in batch.metadata { later.append(SQLiteRowWrite(statement: .setMetadata, values: [.text(key), .text(value)])) }
         return (rows, later)
@@ -156,10 +147,11 @@ extension SQLiteExecutionStore {
             try s.bind(stored.isRetired, at: 8)
             try s.execute()
         }
-        for write in writes.rows { try write.execute(on: connection) }
+        try apply(writes.rows)
         for id in batch.deletedInstances {
             for sql in [
-                "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM nodes WHERE instance_id = ?",
+                "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM journal_chunks WHERE instance_id = ?",
+                "DELETE FROM nodes WHERE instance_id = ?",
                 "DELETE FROM dead_letters WHERE instance_id = ?", "DELETE FROM outbox WHERE instance_id = ?",
                 "DELETE FROM instances WHERE id = ?",
             ] {
@@ -169,7 +161,16 @@ extension SQLiteExecutionStore {
             }
         }
         try writeDeadLetters(batch)
-        for write in writes.later { try write.execute(on: connection) }
+        try apply(writes.later)
+    }
+
+    /// Runs row writes in order; journal entries go in as chunks after the others.
+    private func apply(_ writes: [SQLiteRowWrite]) throws(SQLiteError) {
+        var journal: [SQLiteRowWrite] = []
+        for write in writes {
+            if write.statement == .insertJournal { journal.append(write) } else { try write.execute(on: connection) }
+        }
+        try writeJournalChunks(journal)
     }
 
     // The upserts run several times per commit: as `static let`s their text keeps one address,

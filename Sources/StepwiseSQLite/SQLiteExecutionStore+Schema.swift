@@ -187,5 +187,19 @@ extension SQLiteExecutionStore {
                     body BLOB NOT NULL
                 );
                 """),
+        // Journal entries as chunks: one row per instance per commit or fold (see
+        // SQLiteExecutionStore+Journal). Rows already in `journal` stay there and are read too.
+        SQLiteMigration(
+            version: 6, name: "journal chunks",
+            sql: """
+                CREATE TABLE journal_chunks (
+                    first_seq INTEGER PRIMARY KEY,
+                    last_seq INTEGER NOT NULL,
+                    instance_id TEXT NOT NULL,
+                    entries BLOB NOT NULL
+                );
+                CREATE INDEX journal_chunks_by_instance ON journal_chunks (instance_id, first_seq);
+                CREATE INDEX journal_chunks_by_last ON journal_chunks (last_seq);
+                """),
     ])
 }

@@ -98,9 +98,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 try connection.transaction(.immediate) { try foldChangeLog() }
                 clearChangeLogState()
             }
-            let last = try connection.cachedStatement("SELECT COALESCE(MAX(seq), 0) FROM journal")
-            nextJournalSequence = (try last.step() ? last.int64(at: 0) : 0) + 1
-            last.reset()
+            nextJournalSequence = try lastStoredJournalSequence() + 1
         } catch let error as SQLiteError {
             throw Self.storageError("cannot recover the change log", error, path: path, busyTimeoutMs: busyTimeoutMs)
         } catch {
@@ -349,48 +347,6 @@ public final class SQLiteExecutionStore: ExecutionStore {
             var result: [InstanceRecord] = []
             while try statement.step() { result.append(Self.readInstance(statement)) }
             statement.reset()
-            return result
-        }
-    }
-
-    // MARK: Journal
-
-    static let journalColumns = "seq, instance_id, node_id, kind, step_id, attempt, at, payload"
-
-    static func readJournal(_ s: SQLiteStatement) -> JournalEntry {
-        JournalEntry(
-            sequence: s.int64(at: 0), instance: InstanceID(trusted: s.text(at: 1)),
-            node: s.isNull(at: 2) ? nil : NodeID(rawValue: s.int(at: 2)),
-            kind: JournalEntry.Kind(rawValue: s.text(at: 3)) ?? .hookFailed,
-            stepID: s.isNull(at: 4) ? nil : s.text(at: 4), attempt: s.isNull(at: 5) ? nil : s.int(at: 5),
-            at: s.int64(at: 6), payload: decode(s.blob(at: 7)))
-    }
-
-    public func journal(of instance: InstanceID) throws(StepwiseError) -> [JournalEntry] {
-        try run("cannot read the journal of \(instance)") { () throws(SQLiteError) -> [JournalEntry] in
-            let statement = try connection.cachedStatement(
-                "SELECT \(Self.journalColumns) FROM journal WHERE instance_id = ? ORDER BY seq")
-            defer { statement.reset() }
-            try statement.bind(instance.rawValue, at: 1)
-            var result: [JournalEntry] = []
-            while try statement.step() { result.append(Self.readJournal(statement)) }
-            // Entries still in the change log follow every stored one.
-            return result + loggedJournal.filter { $0.instance == instance }
-        }
-    }
-
-    public func journal(after sequence: Int64, limit: Int) throws(StepwiseError) -> [JournalEntry] {
-        try run("cannot read the journal") { () throws(SQLiteError) -> [JournalEntry] in
-            let statement = try connection.cachedStatement(
-                "SELECT \(Self.journalColumns) FROM journal WHERE seq > ? ORDER BY seq LIMIT ?")
-            defer { statement.reset() }
-            try statement.bind(sequence, at: 1)
-            try statement.bind(limit, at: 2)
-            var result: [JournalEntry] = []
-            while try statement.step() { result.append(Self.readJournal(statement)) }
-            // Entries still in the change log follow every stored one (listeners read here after
-            // every commit: no fold for them).
-            for entry in loggedJournal where result.count < limit && entry.sequence > sequence { result.append(entry) }
             return result
         }
     }

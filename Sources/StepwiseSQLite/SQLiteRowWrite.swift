@@ -8,6 +8,7 @@ struct SQLiteRowWrite: Equatable {
     enum Statement: UInt8, CaseIterable {
         case upsertInstance = 1
         case upsertNode = 2
+        /// A journal entry: sequence, instance, node, kind, step, attempt, at, payload.
         case insertJournal = 3
         case outboxTouchStatus = 4
         case outboxPut = 5
@@ -15,13 +16,12 @@ struct SQLiteRowWrite: Equatable {
         case commandMarker = 7
         case setMetadata = 8
 
-        /// The SQL, with one `?` per value in order.
+        /// The SQL, with one `?` per value in order (none for journal entries).
         var sql: String {
             switch self {
             case .upsertInstance: SQLiteExecutionStore.upsertInstanceSQL
             case .upsertNode: SQLiteExecutionStore.upsertNodeSQL
-            case .insertJournal:
-                "INSERT INTO journal (seq, instance_id, node_id, kind, step_id, attempt, at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            case .insertJournal: ""  // Written as chunks (writeJournalChunks), never one by one.
             case .outboxTouchStatus:
                 """
                 INSERT INTO outbox (kind, key, instance_id, generation, created_at) VALUES ('status', ?, ?, 1, ?)
@@ -63,8 +63,10 @@ struct SQLiteRowWrite: Equatable {
     let statement: Statement
     let values: [SQLiteValue]
 
-    /// Runs the write on `connection` (inside the caller's transaction).
+    /// Runs the write on `connection` (inside the caller's transaction). Not for journal
+    /// entries, which are written in chunks.
     func execute(on connection: SQLiteConnection) throws(SQLiteError) {
+        precondition(statement != .insertJournal, "journal entries are written as chunks")
         let s = try connection.cachedStatement(Statement.sqlByRawValue[statement.rawValue] ?? statement.sql)
         for (offset, value) in values.enumerated() { try s.bind(value, at: offset + 1) }
         try s.execute()

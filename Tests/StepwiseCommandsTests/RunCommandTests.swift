@@ -197,7 +197,8 @@ struct RunCommandTests {
               {"type": "step", "id": "second", "handler": "slow"}
             ]}
             """, to: "slow.json")
-        let script = try workspace.write(#"{"slow": [{"output": {"done": true}, "delay_ms": 300}]}"#, to: "handlers.json")
+        // The handler outlasts the run loop's 50 ms poll for Ctrl-C by far, even on a loaded machine.
+        let script = try workspace.write(#"{"slow": [{"output": {"done": true}, "delay_ms": 1500}]}"#, to: "handlers.json")
         let setup = HandlerSetup()
         let input = TerminalInput.scripted([])
         let command = try RunCommand.parse([file, "--handlers", script, "--db", workspace.database])

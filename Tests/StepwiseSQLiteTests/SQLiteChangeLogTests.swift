@@ -48,7 +48,7 @@ import Testing
             try store.commit(batch)
 
             #expect(try count(path, "change_log") == 1)
-            #expect(try count(path, "journal") == 0)
+            #expect(try count(path, "journal_chunks") == 0)
             let journal = try store.journal(after: 0, limit: 10)
             #expect(journal.map(\.stepID) == ["a"])
             #expect(journal.first?.sequence == 1)
@@ -60,7 +60,7 @@ import Testing
             #expect(loaded.0.stepsExecuted == 1 && loaded.0.data["a"] == .integer(1))
             #expect(loaded.1.first?.state == .completed)
             #expect(try count(path, "change_log") == 0)
-            #expect(try count(path, "journal") == 1)
+            #expect(try count(path, "journal_chunks") == 1)
             #expect(try store.journal(after: 0, limit: 10).map(\.sequence) == [1])
         }
     }
@@ -81,6 +81,7 @@ import Testing
             let journal = try store.journal(of: Self.first)
             #expect(journal.map(\.sequence) == Array(1...50))
             #expect(journal.last?.stepID == "s50")
+            #expect(try count(path, "journal_chunks") == 1, "one instance's entries of one fold are one chunk")
         }
     }
 
@@ -110,6 +111,40 @@ import Testing
         }
     }
 
+    @Test func interleavedChunksReadInSequenceOrderPageByPage() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var start = StoreBatch()
+            start.instances = [record(Self.second)]
+            try store.commit(start)
+            // Two instances alternate for three folds: their chunks overlap in sequence numbers.
+            for fold in 0..<3 {
+                for step in 0..<4 {
+                    var batch = StoreBatch()
+                    let id = step % 2 == 0 ? Self.first : Self.second
+                    batch.instances = [record(id, steps: fold * 4 + step + 1, dedupKey: id == Self.first ? "k" : nil)]
+                    batch.journal = [entry(id, "f\(fold)s\(step)", at: 1)]
+                    try store.commit(batch)
+                }
+                try store.settle()
+            }
+            #expect(try count(path, "journal_chunks") == 6)
+            var read: [Int64] = []
+            var cursor: Int64 = 0
+            while true {
+                let page = try store.journal(after: cursor, limit: 5)
+                guard let last = page.last else { break }
+                #expect(page.count <= 5)
+                read += page.map(\.sequence)
+                cursor = last.sequence
+            }
+            #expect(read == Array(1...12))
+            #expect(try store.journal(after: 3, limit: 2).map(\.stepID) == ["f0s3", "f1s0"])
+            #expect(try store.journal(of: Self.second).map(\.stepID) == ["f0s1", "f0s3", "f1s1", "f1s3", "f2s1", "f2s3"])
+            #expect(try store.journal(after: 0, limit: 0).isEmpty)
+        }
+    }
+
     @Test func directWritesLandAfterTheLoggedChanges() throws {
         try withTemporaryDatabase { path in
             let store = try openStore(path)
@@ -132,7 +167,7 @@ import Testing
             #expect(try count(path, "change_log") == 0)
             #expect(try store.loadInstance(Self.first) == nil)
             #expect(try store.journal(of: Self.first).isEmpty)
-            #expect(try count(path, "journal") == 0)
+            #expect(try count(path, "journal_chunks") == 0)
         }
     }
 
