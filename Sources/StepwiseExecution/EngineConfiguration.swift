@@ -56,6 +56,19 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var allowInsecureLocalhost: Bool = false
     /// Commit durability.
     public var durability: Durability = .normal
+    /// Where handler calls start: on the engine's own thread (the default: a step's hand-offs
+    /// stay on one thread) or on the shared cooperative pool (for handlers that compute or
+    /// block before their first suspension, which would hold the engine's thread meanwhile).
+    public var handlerExecution: HandlerExecution = .engineThread
+
+    /// Where handler calls run until they suspend.
+    public enum HandlerExecution: String, Sendable, Hashable {
+        /// On the engine's thread: the fastest for handlers that await I/O; a handler that
+        /// computes or blocks holds up every instance while it does.
+        case engineThread = "engine_thread"
+        /// On Swift's shared cooperative pool, beside the engine.
+        case sharedPool = "shared_pool"
+    }
 
     /// The defaults.
     public init() {}

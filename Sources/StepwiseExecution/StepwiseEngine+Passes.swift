@@ -240,7 +240,8 @@ extension StepwiseEngine {
             attempt: call.attempt, idempotencyKey: call.idempotencyKey)
         let key = InFlightKey(instance: call.instance, node: call.node)
         let (instance, node, attempt, isEscalation) = (call.instance, call.node, call.attempt, call.isEscalation)
-        let task = Task(executorPreference: executor) { [weak self] in
+        let preference: (any TaskExecutor)? = configuration.handlerExecution == .engineThread ? executor : nil
+        let task = Task(executorPreference: preference) { [weak self] in
             let result: Result<JSONValue, AttemptFailure>
             do {
                 result = .success(try await handler.execute(context))

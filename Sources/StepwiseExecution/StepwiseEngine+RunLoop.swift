@@ -107,7 +107,8 @@ extension StepwiseEngine {
         wake()
         await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
         _ = try? runPass(dispatch: false)
-        try? store.settle()
+        // A crashed engine never touches its store again (another may have opened the file).
+        if !isCrashed { try? store.settle() }
     }
 
     /// Pauses, then closes: every later call throws `shutdown`. Idempotent.
@@ -190,7 +191,7 @@ extension StepwiseEngine {
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork
-        if inFlight.isEmpty { try? store.settle() }
+        if inFlight.isEmpty && !isCrashed { try? store.settle() }
         result.nextDueAt = nextDeadline()
         return result
     }

@@ -227,3 +227,28 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
         for (k, v) in elements { self[k] = v }
     }
 }
+
+extension JSONObject {
+    /// The members to set on `base`, in order, to obtain this object, when it is `base` with
+    /// values changed and members appended (setting a member keeps its position, appending
+    /// adds it last); `nil` when members were removed or reordered.
+    ///
+    /// An object that shares `base`'s storage (a copy not written since) has no changes,
+    /// found without comparing values.
+    ///
+    /// - Complexity: O(1) for shared storage, else O(n) comparisons of values.
+    package func changes(since base: JSONObject) -> [(key: String, value: JSONValue)]? {
+        guard base.count <= count else { return nil }
+        let shared = valueStorage.withUnsafeBufferPointer { mine in
+            base.valueStorage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+        }
+        if shared && base.count == count && keyStorage.count == base.keyStorage.count { return [] }
+        var result: [(key: String, value: JSONValue)] = []
+        for i in 0..<base.count {
+            guard keyStorage[i] == base.keyStorage[i] else { return nil }
+            if valueStorage[i] != base.valueStorage[i] { result.append((keyStorage[i].string, valueStorage[i])) }
+        }
+        for i in base.count..<count { result.append((keyStorage[i].string, valueStorage[i])) }
+        return result
+    }
+}

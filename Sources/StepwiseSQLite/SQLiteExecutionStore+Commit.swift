@@ -10,24 +10,35 @@ extension SQLiteExecutionStore {
     static let maxLogBytes = 4 << 20
 
     public func commit(_ batch: StoreBatch) throws(StepwiseError) {
-        // Journal sequence numbers are assigned here, so entries still in the change log have
-        // theirs and the journal reads them in commit order with the stored ones.
+        let logs = isLoggable(batch) && logRecords < Self.maxLogRecords && logBytes < Self.maxLogBytes
         var journal = batch.journal
         var sequence = nextJournalSequence
-        for i in journal.indices {
-            journal[i].sequence = sequence
-            sequence += 1
-        }
-        let writes = rowWrites(batch, journal: journal)
-        let logs = isLoggable(batch) && logRecords < Self.maxLogRecords && logBytes < Self.maxLogBytes
+        var writes: (rows: [SQLiteRowWrite], later: [SQLiteRowWrite]) = ([], [])
         var body: [UInt8] = []
-        if logs { SQLiteChangeLog.encode(writes.rows + writes.later, into: &body) }
+        var loggedRow: Int64 = 0
         do {
             try connection.transaction(.immediate) {
+                // Journal sequence numbers are assigned here, under the write lock, so entries
+                // still in the change log have theirs and read in commit order with the stored
+                // ones. Another connection that committed meanwhile (a second process) may
+                // have used numbers past ours: then the next free one is looked up again.
+                let version = try dataVersion()
+                if version != lastDataVersion {
+                    sequence = max(sequence, try lastStoredJournalSequence() + 1)
+                    lastDataVersion = version
+                }
+                for i in journal.indices {
+                    journal[i].sequence = sequence
+                    sequence += 1
+                }
+                writes = rowWrites(batch, journal: journal, asChanges: logs)
                 if logs {
-                    let s = try connection.cachedStatement("INSERT INTO change_log (body) VALUES (?)")
-                    try s.bind(body, at: 1)
+                    SQLiteChangeLog.encode(writes.rows + writes.later, into: &body)
+                    let s = try connection.cachedStatement("INSERT INTO change_log (last_journal_seq, body) VALUES (?, ?)")
+                    try s.bind(sequence - 1, at: 1)
+                    try s.bind(body, at: 2)
                     try s.execute()
+                    loggedRow = connection.lastInsertRowID
                 } else {
                     // Logged changes land first, in the same transaction, so the direct writes
                     // (constraints, deletions) see every earlier commit.
@@ -50,13 +61,21 @@ extension SQLiteExecutionStore {
             logRecords += 1
             logBytes += body.count
             loggedWrites.append(writes.rows + writes.later)
+            loggedRowIDs.append(loggedRow)
             loggedJournal += journal
             for (key, value) in batch.metadata { loggedMetadata[key] = value }
         } else {
             clearChangeLogState()
         }
-        for record in batch.instances { knownInstances[record.id] = .some(record.dedupKey) }
-        for id in batch.deletedInstances { knownInstances[id] = nil }
+        for record in batch.instances { lastImages[record.id] = record }
+        for id in batch.deletedInstances { lastImages[id] = nil }
+    }
+
+    /// `PRAGMA data_version`: changes when another connection commits.
+    func dataVersion() throws(SQLiteError) -> Int64 {
+        let s = try connection.cachedStatement("PRAGMA data_version")
+        defer { s.reset() }
+        return try s.step() ? s.int64(at: 0) : 0
     }
 
     /// Writes the change log to its tables now (the engine calls this when it goes idle).
@@ -82,8 +101,8 @@ extension SQLiteExecutionStore {
             batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty
         else { return false }
         for record in batch.instances {
-            guard let stored = knownInstances[record.id] else { return false }
-            if let key = record.dedupKey, key != stored { return false }
+            guard let stored = lastImages[record.id] else { return false }
+            if let key = record.dedupKey, key != stored.dedupKey { return false }
         }
         return true
     }
@@ -93,21 +112,49 @@ extension SQLiteExecutionStore {
     /// once that transaction commits.
     func foldChangeLog() throws(SQLiteError) {
         guard logRecords > 0 else { return }
-        // Records this store wrote are still in memory; only records left by an earlier
-        // process (recovery) are read back and decoded.
-        var records = loggedWrites
-        if records.count != logRecords {
-            records = []
-            let s = try connection.cachedStatement("SELECT seq, body FROM change_log ORDER BY seq")
-            defer { s.reset() }
-            while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
+        // What is in the table decides: another connection to the file (a second process
+        // opening it, which writes a log it finds) may have folded some or all of the
+        // records this store wrote. Each fold applies and deletes, in one transaction, exactly
+        // the records present, so every record is applied once whoever folds it.
+        var present: [Int64] = []
+        let ids = try connection.cachedStatement("SELECT seq FROM change_log ORDER BY seq")
+        do {
+            defer { ids.reset() }
+            while try ids.step() { present.append(ids.int64(at: 0)) }
         }
-        try apply(SQLiteChangeLog.coalesce(records))
-        try connection.execute("DELETE FROM change_log")
+        guard let last = present.last else { return }
+        var writes: [SQLiteRowWrite]
+        if present == loggedRowIDs && loggedWrites.count == present.count {
+            // This store's own records, still in memory; instance rows were logged as changes
+            // and their last versions are in `lastImages`.
+            writes = SQLiteChangeLog.coalesce(loggedWrites).map { write in
+                guard write.statement == .upsertInstance, let id = write.values[0].textValue.flatMap(InstanceID.init(rawValue:)),
+                    let image = lastImages[id]
+                else { return write }
+                return SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: image))
+            }
+        } else {
+            var records: [[SQLiteRowWrite]] = []
+            let s = try connection.cachedStatement("SELECT seq, body FROM change_log WHERE seq <= ? ORDER BY seq")
+            do {
+                defer { s.reset() }
+                try s.bind(last, at: 1)
+                while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
+            }
+            writes = SQLiteChangeLog.coalesce(try rebuildInstanceRows(records))
+        }
+        try apply(writes)
+        let delete = try connection.cachedStatement("DELETE FROM change_log WHERE seq <= ?")
+        try delete.bind(last, at: 1)
+        try delete.execute()
     }
 
     func clearChangeLogState() {
+        // Finished instances rarely change again (a later change is written whole): their
+        // versions are not kept for diffing, so memory follows the live instances only.
+        lastImages = lastImages.filter { !$0.value.state.isTerminal || $0.value.hooks == .running }
         loggedWrites = []
+        loggedRowIDs = []
         logRecords = 0
         logBytes = 0
         loggedJournal = []
@@ -116,10 +163,25 @@ extension SQLiteExecutionStore {
 
     /// The row writes of a batch: instance, node and journal rows, then (after deletions in a
     /// direct write) outbox and metadata changes.
-    private func rowWrites(_ batch: StoreBatch, journal: [JournalEntry]) -> (rows: [SQLiteRowWrite], later: [SQLiteRowWrite]) {
+    /// With `asChanges` (a logged commit), an instance row's data, config and outputs are
+    /// written as their changes since the last committed version (see ``objectColumn(_:since:)``).
+    private func rowWrites(_ batch: StoreBatch, journal: [JournalEntry], asChanges: Bool)
+        -> (rows: [SQLiteRowWrite], later: [SQLiteRowWrite])
+    {
         var rows: [SQLiteRowWrite] = []
         rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count)
-        for record in batch.instances { rows.append(SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: record))) }
+        for record in batch.instances {
+            let values: [SQLiteValue]
+            if asChanges, let last = lastImages[record.id] {
+                values = Self.values(
+                    of: record, data: Self.objectColumn(record.data, since: last.data),
+                    config: Self.objectColumn(record.config, since: last.config),
+                    outputs: Self.objectColumn(record.outputs, since: last.outputs))
+            } else {
+                values = Self.values(of: record)
+            }
+            rows.append(SQLiteRowWrite(statement: .upsertInstance, values: values))
+        }
         for (instance, nodes) in batch.nodes {
             for node in nodes { rows.append(SQLiteRowWrite(statement: .upsertNode, values: Self.values(of: node, in: instance))) }
         }
@@ -195,9 +257,16 @@ extension SQLiteExecutionStore {
         """
 
     static func values(of r: InstanceRecord) -> [SQLiteValue] {
+        values(of: r, data: .blob(encode(.object(r.data))), config: .blob(encode(.object(r.config))), outputs: .blob(encode(.object(r.outputs))))
+    }
+
+    /// Column positions of data, config and outputs in an instance row write.
+    static let objectColumns = [4, 5, 6]
+
+    static func values(of r: InstanceRecord, data: SQLiteValue, config: SQLiteValue, outputs: SQLiteValue) -> [SQLiteValue] {
         [
             .text(r.id.rawValue), .text(r.sequence.name), .integer(Int64(r.sequence.version)), .text(r.state.rawValue),
-            .blob(encode(.object(r.data))), .blob(encode(.object(r.config))), .blob(encode(.object(r.outputs))),
+            data, config, outputs,
             r.error.map { .blob(encode($0.jsonValue)) } ?? .null, .integer(r.cancelRequested ? 1 : 0), .integer(r.isPaused ? 1 : 0),
             r.parentInstance.map { .text($0.rawValue) } ?? .null, r.parentNode.map { .integer(Int64($0.rawValue)) } ?? .null,
             r.dedupKey.map(SQLiteValue.text) ?? .null, .integer(r.createdAt), .integer(r.updatedAt),
@@ -217,5 +286,90 @@ extension SQLiteExecutionStore {
             n.error.map { .blob(encode($0.jsonValue)) } ?? .null,
             (progress.objectValue?.isEmpty ?? true) ? .null : .blob(encode(progress)),
         ]
+    }
+
+    /// An object column of a logged instance row: `null` when unchanged since `last`, text
+    /// holding the members to set (`[[key, value], ...]`) when values changed or members were
+    /// appended, else the whole object as a blob. A step adds one member to data and outputs:
+    /// logging the members, not the objects, keeps a step's record the same size however
+    /// many steps ran before.
+    static func objectColumn(_ object: JSONObject, since last: JSONObject) -> SQLiteValue {
+        guard let changes = object.changes(since: last), changes.count <= object.count / 2 + 1 else {
+            return .blob(encode(.object(object)))
+        }
+        if changes.isEmpty { return .null }
+        let members = JSONValue.array(changes.map { .array([.string($0.key), $0.value]) })
+        return .text(String(decoding: encode(members), as: UTF8.self))
+    }
+
+    /// Turns logged instance rows back into whole rows (recovery): each object column is
+    /// rebuilt from the version before it, the row's earlier record or the stored row.
+    ///
+    /// - Throws: ``SQLiteError`` `SQLITE_CORRUPT` when a change has no version to apply to or
+    ///   is not well-formed.
+    func rebuildInstanceRows(_ records: [[SQLiteRowWrite]]) throws(SQLiteError) -> [[SQLiteRowWrite]] {
+        var current: [SQLiteValue: [SQLiteValue]] = [:]
+        var result: [[SQLiteRowWrite]] = []
+        for writes in records {
+            var rebuilt: [SQLiteRowWrite] = []
+            for write in writes {
+                guard write.statement == .upsertInstance else {
+                    rebuilt.append(write)
+                    continue
+                }
+                let id = write.values[0]
+                var values = write.values
+                var base = current[id]
+                for column in Self.objectColumns {
+                    switch values[column] {
+                    case .blob: continue
+                    case .null, .text:
+                        if base == nil { base = try storedObjectColumns(of: id) }
+                        guard let previous = base?[column] else {
+                            throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) changes a row that is not stored")
+                        }
+                        if case .text(let members) = values[column] {
+                            values[column] = .blob(try Self.applying(members, to: previous, instance: id))
+                        } else {
+                            values[column] = previous
+                        }
+                    default:
+                        throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) has a malformed column \(column)")
+                    }
+                }
+                current[id] = values
+                rebuilt.append(SQLiteRowWrite(statement: .upsertInstance, values: values))
+            }
+            result.append(rebuilt)
+        }
+        return result
+    }
+
+    /// The stored row's object columns, at their write positions, or `nil`.
+    private func storedObjectColumns(of id: SQLiteValue) throws(SQLiteError) -> [SQLiteValue]? {
+        let s = try connection.cachedStatement("SELECT data, config, outputs FROM instances WHERE id = ?")
+        defer { s.reset() }
+        try s.bind(id, at: 1)
+        guard try s.step() else { return nil }
+        var values = [SQLiteValue](repeating: .null, count: 7)
+        values[4] = .blob(s.blob(at: 0))
+        values[5] = .blob(s.blob(at: 1))
+        values[6] = .blob(s.blob(at: 2))
+        return values
+    }
+
+    private static func applying(_ members: String, to previous: SQLiteValue, instance: SQLiteValue) throws(SQLiteError) -> [UInt8] {
+        guard case .blob(let bytes) = previous, var object = decode(bytes).objectValue,
+            case .array(let pairs)? = try? JSONParser.parse(Array(members.utf8), limits: .init(maxDepth: 100_000))
+        else {
+            throw SQLiteError(extendedCode: 11, message: "change log: the changes of instance \(instance) cannot be applied")
+        }
+        for pair in pairs {
+            guard case .array(let kv) = pair, kv.count == 2, case .string(let key) = kv[0] else {
+                throw SQLiteError(extendedCode: 11, message: "change log: a change of instance \(instance) is malformed")
+            }
+            object[key] = kv[1]
+        }
+        return encode(.object(object))
     }
 }

@@ -69,10 +69,13 @@ extension SQLiteExecutionStore {
         try SQLiteChangeLog.decode(s.blob(at: column), record: s.int64(at: 0)).map { journalEntry($0.values) }
     }
 
-    /// The highest sequence number stored, or 0.
+    /// The highest sequence number stored or in the change log, or 0.
     func lastStoredJournalSequence() throws(SQLiteError) -> Int64 {
         let s = try connection.cachedStatement(
-            "SELECT max((SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT COALESCE(MAX(last_seq), 0) FROM journal_chunks))")
+            """
+            SELECT max((SELECT COALESCE(MAX(seq), 0) FROM journal), (SELECT COALESCE(MAX(last_seq), 0) FROM journal_chunks),
+                (SELECT COALESCE(MAX(last_journal_seq), 0) FROM change_log))
+            """)
         defer { s.reset() }
         return try s.step() ? s.int64(at: 0) : 0
     }
@@ -94,8 +97,10 @@ extension SQLiteExecutionStore {
                 try chunks.bind(instance.rawValue, at: 1)
                 while try chunks.step() { result += try Self.chunkEntries(chunks, column: 1) }
             }
-            // Entries still in the change log follow every stored one.
-            return result + loggedJournal.filter { $0.instance == instance }
+            // Entries still in the change log follow every stored one (unless another
+            // connection folded them meanwhile: then they are stored and not added twice).
+            let stored = result.last?.sequence ?? 0
+            return result + loggedJournal.filter { $0.instance == instance && $0.sequence > stored }
         }
     }
 
@@ -141,7 +146,8 @@ extension SQLiteExecutionStore {
             if found.count > limit { found.removeLast(found.count - limit) }
             // Entries still in the change log follow every stored one (listeners read here after
             // every commit: no fold for them).
-            for entry in loggedJournal where found.count < limit && entry.sequence > sequence { found.append(entry) }
+            let stored = max(sequence, found.last?.sequence ?? 0)
+            for entry in loggedJournal where found.count < limit && entry.sequence > stored { found.append(entry) }
             return found
         }
     }

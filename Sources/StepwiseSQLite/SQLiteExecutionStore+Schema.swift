@@ -184,6 +184,7 @@ extension SQLiteExecutionStore {
             sql: """
                 CREATE TABLE change_log (
                     seq INTEGER PRIMARY KEY,
+                    last_journal_seq INTEGER NOT NULL,
                     body BLOB NOT NULL
                 );
                 """),

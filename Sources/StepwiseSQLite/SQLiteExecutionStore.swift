@@ -31,15 +31,20 @@ public final class SQLiteExecutionStore: ExecutionStore {
     var logBytes = 0
     /// Their row writes (what folding writes, without reading the records back).
     var loggedWrites: [[SQLiteRowWrite]] = []
+    /// Their row ids in `change_log`.
+    var loggedRowIDs: [Int64] = []
     /// Their journal entries, sequence numbers assigned, for journal reads.
     var loggedJournal: [JournalEntry] = []
     /// Their metadata values, for metadata reads.
     var loggedMetadata: [String: String] = [:]
-    /// Instances with a stored (or logged) row, with the dedup key it holds: an update of
-    /// one of these cannot fail a constraint, so it may be logged.
-    var knownInstances: [InstanceID: String?] = [:]
+    /// The last committed version of instances with a stored (or logged) row. An update of
+    /// one of these cannot fail a constraint, so it may be logged, and is logged as its
+    /// changes since this version.
+    var lastImages: [InstanceID: InstanceRecord] = [:]
     /// The next journal sequence number.
     var nextJournalSequence: Int64 = 1
+    /// `PRAGMA data_version` after this store's last look at the numbers other connections used.
+    var lastDataVersion: Int64 = 0
 
     /// Opens (creating if needed) and migrates the database at `path`.
     ///
@@ -99,6 +104,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 clearChangeLogState()
             }
             nextJournalSequence = try lastStoredJournalSequence() + 1
+            lastDataVersion = try dataVersion()
         } catch let error as SQLiteError {
             throw Self.storageError("cannot recover the change log", error, path: path, busyTimeoutMs: busyTimeoutMs)
         } catch {
@@ -270,7 +276,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 byInstance[id, default: []].append(Self.readNodeOffset(nodeStatement))
             }
             nodeStatement.reset()
-            for record in records { knownInstances[record.id] = .some(record.dedupKey) }
+            for record in records { lastImages[record.id] = record }
             return records.map { ($0, byInstance[$0.id] ?? []) }
         }
     }
@@ -299,7 +305,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
             }
             let record = Self.readInstance(statement)
             statement.reset()
-            knownInstances[record.id] = .some(record.dedupKey)
+            lastImages[record.id] = record
             return (record, try nodes(of: id))
         }
     }

@@ -145,6 +145,92 @@ import Testing
         }
     }
 
+    @Test func instanceRowsAreLoggedAsTheirChangesAndRebuiltOnRecovery() throws {
+        try withTemporaryDatabase { path in
+            var data: JSONObject = ["base": "x"]
+            do {
+                let store = try openStore(path)
+                var first = StoreBatch()
+                first.instances = [record(Self.first, steps: 1, dedupKey: "k", data: data)]
+                try store.commit(first)
+                try store.settle()
+                for step in 2...6 {
+                    data["s\(step)"] = .integer(Int64(step))
+                    if step == 4 { data["base"] = "changed" }
+                    var batch = StoreBatch()
+                    var next = record(Self.first, steps: step, dedupKey: "k", data: data)
+                    next.outputs = ["last": .integer(Int64(step))]
+                    batch.instances = [next]
+                    try store.commit(batch)
+                }
+                // The last record holds one new member of data, not the whole object.
+                let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true))
+                let last = try #require(try reader.queryValue("SELECT body FROM change_log ORDER BY seq DESC LIMIT 1")?.blobValue)
+                let writes = try SQLiteChangeLog.decode(last, record: 0)
+                #expect(writes.first?.values[4] == .text(#"[["s6",6]]"#))
+                #expect(writes.first?.values[5] == .null)
+            }
+            let reopened = try SQLiteExecutionStore(path: path)
+            let loaded = try #require(try reopened.loadInstance(Self.first))
+            #expect(loaded.0.data == data)
+            #expect(loaded.0.data.keys == ["base", "s2", "s3", "s4", "s5", "s6"])
+            #expect(loaded.0.outputs == ["last": 6])
+            #expect(loaded.0.stepsExecuted == 6)
+        }
+    }
+
+    @Test func aSecondConnectionFoldingTheLogLosesAndRepeatsNothing() throws {
+        try withTemporaryDatabase { path in
+            let owner = try openStore(path)
+            for step in 1...3 {
+                var batch = StoreBatch()
+                batch.instances = [record(Self.first, steps: step, dedupKey: "k", data: ["n": .integer(Int64(step))])]
+                batch.journal = [entry(Self.first, "s\(step)", at: Int64(step))]
+                try owner.commit(batch)
+            }
+            // Another store opened on the file (a second process reading it) folds what it finds.
+            let reader = try SQLiteExecutionStore(path: path)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try reader.loadInstance(Self.first)?.0.stepsExecuted == 3)
+
+            var batch = StoreBatch()
+            batch.instances = [record(Self.first, steps: 4, dedupKey: "k", data: ["n": 4])]
+            batch.journal = [entry(Self.first, "s4", at: 4)]
+            try owner.commit(batch)
+            #expect(try owner.journal(after: 0, limit: 10).map(\.stepID) == ["s1", "s2", "s3", "s4"])
+            #expect(try owner.journal(of: Self.first).map(\.stepID) == ["s1", "s2", "s3", "s4"])
+            try owner.settle()
+            #expect(try count(path, "change_log") == 0)
+            let loaded = try #require(try reader.loadInstance(Self.first))
+            #expect(loaded.0.stepsExecuted == 4 && loaded.0.data["n"] == .integer(4))
+            #expect(try reader.journal(of: Self.first).map(\.sequence) == [1, 2, 3, 4])
+        }
+    }
+
+    @Test func twoConnectionsWritingTheJournalNeverReuseANumber() throws {
+        try withTemporaryDatabase { path in
+            let one = try openStore(path)
+            let two = try SQLiteExecutionStore(path: path)
+            var start = StoreBatch()
+            start.instances = [record(Self.second)]
+            try two.commit(start)
+            for round in 0..<3 {
+                for (store, id) in [(one, Self.first), (two, Self.second)] {
+                    var batch = StoreBatch()
+                    batch.instances = [record(id, steps: round + 1, dedupKey: id == Self.first ? "k" : nil)]
+                    batch.journal = [entry(id, "r\(round)", at: 1), entry(id, "r\(round)b", at: 1)]
+                    try store.commit(batch)
+                }
+            }
+            try one.settle()
+            try two.settle()
+            let all = try one.journal(after: 0, limit: 100)
+            #expect(all.count == 12)
+            #expect(Set(all.map(\.sequence)).count == 12, "every entry has its own number")
+            #expect(try one.journal(of: Self.second).map(\.stepID) == ["r0", "r0b", "r1", "r1b", "r2", "r2b"])
+        }
+    }
+
     @Test func directWritesLandAfterTheLoggedChanges() throws {
         try withTemporaryDatabase { path in
             let store = try openStore(path)
