@@ -13,6 +13,10 @@ import StepwiseJSON
 /// Instances are pinned to their sequence version by a foreign key, so a version cannot be
 /// deleted while an instance references it; live dedup keys are a partial unique index.
 ///
+/// A step's commit appends one record to a change log and its rows reach their tables later,
+/// coalesced (see `SQLiteChangeLog`); reads through the store see logged changes at once, and
+/// opening the file writes a log that a killed process left.
+///
 /// ```swift
 /// let store = try SQLiteExecutionStore(path: "stepwise.db")
 /// let engine = try StepwiseEngine(store: store)

@@ -78,7 +78,7 @@ func openFaultableStore(
 func databaseDump(_ path: String) throws -> [String] {
     let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true, busyTimeout: .seconds(30)))
     var lines: [String] = []
-    for table in ["sequences", "instances", "nodes", "journal", "outbox", "dead_letters", "metadata", "command_markers", "change_log"] {
+    for table in ["sequences", "instances", "nodes", "journal", "journal_chunks", "outbox", "dead_letters", "metadata", "command_markers", "change_log"] {
         let rows = try reader.query("SELECT * FROM \(table)")
         lines += rows.map { "\(table): \($0.map { "\($0)" }.joined(separator: " | "))" }.sorted()
     }
