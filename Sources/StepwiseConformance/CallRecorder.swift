@@ -11,6 +11,8 @@ final class CallRecorder: Sendable {
         var stepsSeen: Set<String> = []
         var crashArmedStep: String?
         var crashTriggered = false
+        /// The call held for a `crash_during` action, resumed (throwing) when its task is cancelled.
+        var hanging: CheckedContinuation<Void, any Error>?
         var unexpected: [String] = []
     }
 
@@ -33,11 +35,33 @@ final class CallRecorder: Sendable {
     /// Whether this call must hang until the engine is dropped (a `crash_during` action).
     func shouldHangForCrash(step: String) -> Bool {
         state.withLock { s in
-            guard let armed = s.crashArmedStep, armed == step, !s.crashTriggered else { return false }
-            s.crashTriggered = true
+            guard let armed = s.crashArmedStep, armed == step, !s.crashTriggered, s.hanging == nil else { return false }
             return true
         }
     }
+
+    /// Holds the call until its task is cancelled (the runner drops the engine). The runner sees
+    /// the crash as triggered only once the call is held, in the same step: a crash reported
+    /// any earlier could cancel the task before it waits and leave it waiting for ever.
+    func hangUntilCancelled() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                state.withLock { s in
+                    s.hanging = continuation
+                    s.crashTriggered = true
+                }
+            }
+        } onCancel: {
+            let held = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+                defer { s.hanging = nil }
+                return s.hanging
+            }
+            held?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Number of calls held for a crash (0 or 1).
+    var hangingCount: Int { state.withLock { $0.hanging == nil ? 0 : 1 } }
 }
 
 /// A handler replaying a case's scripted responses.
@@ -51,7 +75,7 @@ struct ScriptedHandler: StepHandler {
         let index = recorder.record(handler: name, step: context.stepId, params: context.params)
         if recorder.shouldHangForCrash(step: context.stepId) {
             // Stay in flight until the runner drops the engine (which cancels this task).
-            try await clock.sleep(until: Int64.max)
+            try await recorder.hangUntilCancelled()
         }
         guard !responses.isEmpty else { return .null }
         let response = responses[min(index, responses.count - 1)]

@@ -101,9 +101,9 @@ struct SequenceCaseRunner {
                     break
                 }
             }
-            let busy = await engine.hasImmediateWork
-            let inFlight = await engine.inFlightCount
-            if busy || inFlight != clock.sleeperCount {
+            let (busy, inFlight) = await engine.workAndCallsInFlight
+            // Quiescent: every call in flight waits on the virtual clock or is held for a crash.
+            if busy || inFlight != clock.sleeperCount + recorder.hangingCount {
                 idleChecks = 0
                 if rounds % 64 == 0 { try await Task.sleep(nanoseconds: 20_000) }
                 continue
@@ -111,6 +111,9 @@ struct SequenceCaseRunner {
             // Quiescent twice in a row: give just-finished handler tasks a chance to report.
             idleChecks += 1
             if idleChecks < 2 { continue }
+            // A call held for a crash is released only by the crash action, which the next
+            // round performs: time must not move (a timeout would fire) before it does.
+            if recorder.hangingCount > 0 { continue }
             idleChecks = 0
             let live = await engine.hasLiveWork
             if !live { break }

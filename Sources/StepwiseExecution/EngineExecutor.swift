@@ -1,17 +1,68 @@
 import Foundation
 
-/// The engine's own thread: the actor's serial executor, and the task executor its handler
-/// calls and run loop prefer.
+/// The engine's own thread, as the actor's serial executor (``serial``) and as the task
+/// executor its handler calls prefer (``task``).
 ///
 /// Why a thread of its own: SQLite's calls block (I/O, `busy_timeout`), and blocking the shared
 /// cooperative pool stalls the host app's other tasks; and a step's hand-offs (the commit, the
 /// handler call, its result, the next pass) stay on one thread instead of waking another
 /// through a futex each time. The thread exits after a second without work and is started
 /// again by the next job, so an idle engine holds no thread.
-final class EngineExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+///
+/// Both roles feed one first-in, first-out queue; a job runs in the role it was enqueued for
+/// (actor jobs isolated to the engine, task jobs as nonisolated code of their task).
+final class EngineExecutor: Sendable {
+    /// The engine actor's executor.
+    let serial: SerialRole
+    /// The executor handler calls prefer.
+    let task: TaskRole
+
+    init() {
+        let queue = EngineJobQueue()
+        serial = SerialRole(queue)
+        task = TaskRole(queue)
+    }
+
+    /// The actor-facing role.
+    final class SerialRole: SerialExecutor {
+        private let queue: EngineJobQueue
+
+        fileprivate init(_ queue: EngineJobQueue) { self.queue = queue }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            queue.enqueue(UnownedJob(job), as: .actor(asUnownedSerialExecutor()))
+        }
+
+        func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+        func checkIsolated() {
+            precondition(queue.isCurrentThread, "not on the engine's thread")
+        }
+    }
+
+    /// The task-facing role.
+    final class TaskRole: TaskExecutor {
+        private let queue: EngineJobQueue
+
+        fileprivate init(_ queue: EngineJobQueue) { self.queue = queue }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            queue.enqueue(UnownedJob(job), as: .task(asUnownedTaskExecutor()))
+        }
+    }
+}
+
+/// The jobs of an ``EngineExecutor`` and the thread that runs them.
+final class EngineJobQueue: @unchecked Sendable {
+    /// How a job runs.
+    enum Role {
+        case actor(UnownedSerialExecutor)
+        case task(UnownedTaskExecutor)
+    }
+
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
+    private var jobs: [(job: UnownedJob, role: Role)] = []
     private var hasThread = false
     private var isSleeping = false
     /// The running worker, as `Thread.current` sees it there (for `checkIsolated`).
@@ -19,12 +70,15 @@ final class EngineExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     private static let idleSeconds: TimeInterval = 1
 
-    init() {}
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
+    var isCurrentThread: Bool {
         condition.lock()
-        jobs.append(job)
+        defer { condition.unlock() }
+        return worker != nil && Thread.current === worker
+    }
+
+    func enqueue(_ job: UnownedJob, as role: Role) {
+        condition.lock()
+        jobs.append((job, role))
         if !hasThread {
             hasThread = true
             let thread = Thread { [self] in drain() }
@@ -36,20 +90,9 @@ final class EngineExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
-        UnownedSerialExecutor(ordinary: self)
-    }
-
-    func checkIsolated() {
-        condition.lock()
-        let worker = self.worker
-        condition.unlock()
-        precondition(worker != nil && Thread.current === worker, "not on the engine's thread")
-    }
-
     /// Runs jobs in arrival order until the queue stays empty for `idleSeconds`.
     private func drain() {
-        var batch: [UnownedJob] = []
+        var batch: [(job: UnownedJob, role: Role)] = []
         condition.lock()
         worker = Thread.current
         while true {
@@ -67,9 +110,12 @@ final class EngineExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
             }
             swap(&batch, &jobs)
             condition.unlock()
-            let serial = asUnownedSerialExecutor()
-            let task = asUnownedTaskExecutor()
-            for job in batch { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
+            for entry in batch {
+                switch entry.role {
+                case .actor(let executor): entry.job.runSynchronously(on: executor)
+                case .task(let executor): entry.job.runSynchronously(on: executor)
+                }
+            }
             batch.removeAll(keepingCapacity: true)
             condition.lock()
         }

@@ -240,7 +240,7 @@ extension StepwiseEngine {
             attempt: call.attempt, idempotencyKey: call.idempotencyKey)
         let key = InFlightKey(instance: call.instance, node: call.node)
         let (instance, node, attempt, isEscalation) = (call.instance, call.node, call.attempt, call.isEscalation)
-        let preference: (any TaskExecutor)? = configuration.handlerExecution == .engineThread ? executor : nil
+        let preference: (any TaskExecutor)? = configuration.handlerExecution == .engineThread ? executor.task : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let result: Result<JSONValue, AttemptFailure>
             do {
@@ -268,6 +268,10 @@ extension StepwiseEngine {
 
     /// Number of handler calls in flight.
     package var inFlightCount: Int { inFlight.count }
+
+    /// ``hasImmediateWork`` and ``inFlightCount`` read together: read apart, a handler result
+    /// landing between the two reads looks like neither work nor a call in flight.
+    package var workAndCallsInFlight: (hasImmediateWork: Bool, inFlight: Int) { (hasImmediateWork, inFlight.count) }
 
     /// Whether a pass would do something now.
     package var hasImmediateWork: Bool {

@@ -4,7 +4,7 @@ extension StepwiseEngine {
     public func resume() {
         guard !isShutdown, !isCrashed, loopTask == nil else { return }
         isRunning = true
-        loopTask = Task(executorPreference: executor) { [weak self] in
+        loopTask = Task(executorPreference: executor.task) { [weak self] in
             while let self, !Task.isCancelled {
                 let keepGoing = await self.loopIteration()
                 if !keepGoing { break }

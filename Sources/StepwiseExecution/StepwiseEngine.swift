@@ -41,7 +41,7 @@ public actor StepwiseEngine {
     let executor = EngineExecutor()
 
     /// The engine runs on its own thread.
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.serial.asUnownedSerialExecutor() }
 
     let store: any ExecutionStore
     let clock: any EngineClock

@@ -197,12 +197,14 @@ struct RunCommandTests {
               {"type": "step", "id": "second", "handler": "slow"}
             ]}
             """, to: "slow.json")
-        // The handler outlasts the run loop's 50 ms poll for Ctrl-C by far, even on a loaded machine.
-        let script = try workspace.write(#"{"slow": [{"output": {"done": true}, "delay_ms": 1500}]}"#, to: "handlers.json")
-        let setup = HandlerSetup()
+        let script = try workspace.write(#"{"slow": [{"output": {"done": true}}]}"#, to: "handlers.json")
+        var setup = HandlerSetup()
         let input = TerminalInput.scripted([])
-        let command = try RunCommand.parse([file, "--handlers", script, "--db", workspace.database])
-        let run = Task { await command.execute(console: .collecting(), input: input, canAsk: false, setup: setup) }
+        // The first call is still running when Ctrl-C comes, and goes on for well past the
+        // run loop's 50 ms poll for it (timed from the interrupt, not from the call).
+        setup.custom["slow"] = InterruptibleHandler(input: input, calls: setup.calls)
+        let command = try RunCommand.parse([file, "--db", workspace.database])
+        let run = Task { [setup] in await command.execute(console: .collecting(), input: input, canAsk: false, setup: setup) }
         while setup.calls.count(of: "slow") == 0 { try await Task.sleep(for: .milliseconds(5)) }
         input.interrupt()
         let stopped = await run.value
@@ -219,5 +221,19 @@ struct RunCommandTests {
         #expect(resumed.standardOutput.contains("✓ second"))
         #expect(!resumed.standardOutput.contains("✓ first"))
         #expect(setup.calls.count(of: "slow") == 2)
+    }
+}
+
+/// A handler that runs until Ctrl-C was pressed, then a while longer (real time).
+struct InterruptibleHandler: StepHandler {
+    let input: TerminalInput
+    let calls: HandlerCallLog
+
+    func execute(_ context: StepContext) async throws -> JSONValue {
+        _ = calls.record("slow")
+        guard context.stepId == "first" else { return ["done": true] }
+        while !input.isInterrupted { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(500))
+        return ["done": true]
     }
 }
