@@ -29,8 +29,8 @@ import Testing
         await engine.shutdown()
     }
 
-    @Test func theEngineThreadIsTheDefault() {
-        #expect(EngineConfiguration().handlerExecution == .engineThread)
+    @Test func theSharedPoolIsTheDefault() {
+        #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)
     }
 }
