@@ -6,7 +6,8 @@ import Stepwise
 /// stops cleanly on Ctrl-C. Shared by `run`, `resume` and `demo`.
 ///
 /// The session polls the engine every 50 ms: `history(of:)` for the timeline, `pendingWaits()`
-/// for prompts and `instance(_:)` for the state.
+/// for prompts and `instance(_:)` for the state. Ctrl-C pauses the engine when it comes, not at
+/// the next poll, so no new step starts after it.
 struct RunSession {
     /// How a session ended.
     enum Outcome {
@@ -66,6 +67,7 @@ struct RunSession {
         indents = [root: ""]
         if !showsPastEntries { try await skipPastEntries() }
         await engine.resume()
+        input.whenInterrupted { [engine] in Task { await engine.pause() } }
         var settled: Set<String> = []
         var unanswered: [String: PendingStep] = [:]
         while true {

@@ -22,6 +22,7 @@ final class TerminalInput: Sendable {
         var isReaderStarted = false
         var isInterrupted = false
         var interruptCount = 0
+        var interruptActions: [@Sendable () -> Void] = []
     }
 
     private let state = Mutex(State())
@@ -48,13 +49,28 @@ final class TerminalInput: Sendable {
     /// - Returns: how many times it was pressed so far (a second press quits at once).
     @discardableResult
     func interrupt() -> Int {
-        let count = state.withLock { s -> Int in
+        let (count, actions) = state.withLock { s -> (Int, [@Sendable () -> Void]) in
             s.isInterrupted = true
             s.interruptCount += 1
-            return s.interruptCount
+            defer { s.interruptActions = [] }
+            return (s.interruptCount, s.interruptActions)
         }
+        for action in actions { action() }
         push(.interrupted)
         return count
+    }
+
+    /// Runs `action` once, at the first Ctrl-C (at once when it was already pressed).
+    ///
+    /// A session uses it to stop dispatching the moment Ctrl-C comes rather than at its next
+    /// poll, which a busy machine can delay past the end of a running handler.
+    func whenInterrupted(_ action: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { s -> Bool in
+            if s.isInterrupted { return true }
+            s.interruptActions.append(action)
+            return false
+        }
+        if runNow { action() }
     }
 
     /// The next line, end of input, or an interruption.
