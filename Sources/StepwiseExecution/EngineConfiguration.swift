@@ -57,15 +57,13 @@ public struct EngineConfiguration: Sendable, Hashable {
     /// Commit durability.
     public var durability: Durability = .normal
     /// Where handler calls start: on Swift's shared cooperative pool (the default) or on the
-    /// engine's own thread (opt-in: faster hand-offs, but see ``HandlerExecution/engineThread``).
+    /// engine's own thread (opt-in: faster hand-offs for handlers that only await).
     public var handlerExecution: HandlerExecution = .sharedPool
 
     /// Where handler calls run until they suspend.
     public enum HandlerExecution: String, Sendable, Hashable {
         /// On the engine's thread: the fastest for handlers that await I/O; a handler that
-        /// computes or blocks holds up every instance while it does. Known issue: under heavy
-        /// concurrent `completeStep` traffic a run can stall (an engine load test hangs
-        /// intermittently in this mode), so it is not the default.
+        /// computes or blocks holds up every instance while it does, so it is not the default.
         case engineThread = "engine_thread"
         /// On Swift's shared cooperative pool, beside the engine.
         case sharedPool = "shared_pool"

@@ -36,11 +36,16 @@ extension StepwiseEngine {
         let cursor = (try? store.metadata(Self.listenerCursorKey)).flatMap { $0.flatMap(Int64.init) } ?? 0
         let entries = (try? store.journal(after: cursor, limit: 200)) ?? []
         if entries.isEmpty {
-            if deliveryWakePending {
-                deliveryWakePending = false
-                return true
+            // Checked inside the body: entering `withCheckedContinuation` can hop executors, and
+            // a wake run in that gap must not be lost.
+            await withCheckedContinuation { continuation in
+                if deliveryWakePending || isShutdown {
+                    deliveryWakePending = false
+                    continuation.resume()
+                } else {
+                    deliveryContinuation = continuation
+                }
             }
-            await withCheckedContinuation { deliveryContinuation = $0 }
             return true
         }
         for entry in entries {

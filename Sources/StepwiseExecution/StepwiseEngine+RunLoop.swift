@@ -67,13 +67,18 @@ extension StepwiseEngine {
         }
     }
 
+    /// Sleeps until ``wake()``, or returns at once when a wake came first.
+    ///
+    /// The check is made inside the continuation's body: entering `withCheckedContinuation` can
+    /// hop executors, and a wake run in that gap must not be lost.
     private func waitForWake() async {
-        if wakePending {
-            wakePending = false
-            return
-        }
         await withCheckedContinuation { continuation in
-            wakeContinuation = continuation
+            if wakePending {
+                wakePending = false
+                continuation.resume()
+            } else {
+                wakeContinuation = continuation
+            }
         }
     }
 

@@ -85,7 +85,16 @@ public actor ManifestSynchronizer {
             busy = true
             return
         }
-        await withCheckedContinuation { waiters.append($0) }
+        // Checked again inside the body: entering `withCheckedContinuation` can hop executors,
+        // and a release run in that gap would leave this waiter queued for ever.
+        await withCheckedContinuation { continuation in
+            if busy {
+                waiters.append(continuation)
+            } else {
+                busy = true
+                continuation.resume()
+            }
+        }
     }
 
     private func release() {

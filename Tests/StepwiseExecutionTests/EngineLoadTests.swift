@@ -147,8 +147,13 @@ struct EngineLoadTests {
 
     /// Answers sent while the engine is still starting the instances and running the waits'
     /// handlers (a wait not open yet is refused and retried): each answer lands exactly once.
-    @Test("answers racing the dispatch of their waits: each recorded exactly once", .timeLimit(.minutes(15)))
-    func answersRacingDispatch() async throws {
+    /// In both handler modes: with `.engineThread`, a wake that ran while the run loop was
+    /// entering its wait was lost and stalled this test (fixed: the check is made inside the
+    /// continuation's body).
+    @Test(
+        "answers racing the dispatch of their waits: each recorded exactly once", .timeLimit(.minutes(15)),
+        arguments: [EngineConfiguration.HandlerExecution.sharedPool, .engineThread])
+    func answersRacingDispatch(handlerExecution: EngineConfiguration.HandlerExecution) async throws {
         let plan = EngineLoadPlan(instances: 300, waves: 1)
         let db = TemporaryDatabase()
         defer { db.cleanup() }
@@ -156,6 +161,7 @@ struct EngineLoadTests {
         configuration.maxConcurrentInstances = UInt32(plan.instances * 2)
         configuration.maxConcurrentSteps = 16
         configuration.telemetryEnabled = false
+        configuration.handlerExecution = handlerExecution
         let engine = try StepwiseEngine(
             databasePath: db.path, configuration: configuration, clock: VirtualClock(), randomSeed: 7)
         await engine.registerHandler("ask") { _ in
