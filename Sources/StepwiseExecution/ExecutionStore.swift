@@ -152,6 +152,9 @@ public struct StoreBatch: Sendable {
     public var outbox: [OutboxWrite] = []
     /// The engine clock when the batch was built, Unix ms.
     public var now: Int64 = 0
+    /// For instances in ``instances``: which members of their objects changed since their
+    /// previous commit. An instance without an entry changed whole.
+    public var objectChanges: [InstanceID: InstanceObjectChanges] = [:]
 
     /// An empty batch.
     public init() {}
@@ -162,6 +165,33 @@ public struct StoreBatch: Sendable {
             && metadata.isEmpty && deadLetters.isEmpty && deletedDeadLetters.isEmpty && deletedSequences.isEmpty
             && outbox.isEmpty
     }
+}
+
+/// Which members of an instance's `data`, `config` and `outputs` changed since its previous
+/// commit, as the engine tracked them: a store may write those members instead of the objects.
+///
+/// Each is the set of keys set (to a new value, or appended) in that object; `nil` when the
+/// object changed in any other way (members removed or reordered, replaced whole), and then the
+/// whole object must be written.
+public struct InstanceObjectChanges: Sendable, Hashable {
+    /// Keys set in `data`, or `nil`.
+    public var data: Set<String>? = []
+    /// Keys set in `config`, or `nil`.
+    public var config: Set<String>? = []
+    /// Keys set in `outputs`, or `nil`.
+    public var outputs: Set<String>? = []
+
+    /// No changes.
+    public init() {}
+
+    /// Every object changed whole.
+    public static let whole: InstanceObjectChanges = {
+        var changes = InstanceObjectChanges()
+        changes.data = nil
+        changes.config = nil
+        changes.outputs = nil
+        return changes
+    }()
 }
 
 /// Which instances a listing returns.

@@ -370,15 +370,14 @@ extension InstanceMachine {
         // the data change is undone when it breaks the size limit.
         let key = block.id.rawValue
         let previous = runtime.record.data[key]
-        runtime.record.data[key] = output
-        if let problem = dataSizeProblem(runtime.record.data) {
-            runtime.record.data[key] = previous
-            finish(id, .failed, error: error(at: id, problem))
+        let size = runtime.setDataMember(key, to: output)
+        if size > PayloadLimits.maxDataBytes {
+            _ = runtime.setDataMember(key, to: previous)
+            finish(id, .failed, error: error(at: id, Self.dataSizeMessage(size)))
             drain()
             return
         }
-        runtime.record.outputs[key] = output
-        runtime.recordDirty = true
+        runtime.setOutput(key, to: output)
         log(
             .stepSucceeded, node: id, step: block.id.rawValue, attempt: attempt,
             ["output": output, "idempotency_key": runtime[id].progress.idempotencyKey.map(JSONValue.string) ?? .null])
@@ -409,8 +408,11 @@ extension InstanceMachine {
 
     func dataSizeProblem(_ data: JSONObject) -> String? {
         guard JSONWriter.byteCount(.object(data), limit: PayloadLimits.maxDataBytes) == nil else { return nil }
-        let size = JSONWriter.byteCount(.object(data)) ?? 0
-        return "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)"
+        return Self.dataSizeMessage(JSONWriter.byteCount(.object(data)) ?? 0)
+    }
+
+    static func dataSizeMessage(_ size: Int) -> String {
+        "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)"
     }
 
     mutating func handlerFailed(_ id: NodeID, attempt: Int, escalation: Bool, failure: AttemptFailure) {

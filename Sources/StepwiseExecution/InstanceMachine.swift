@@ -88,10 +88,7 @@ struct InstanceMachine {
     var now: Int64 { context.now }
     var record: InstanceRecord {
         get { runtime.record }
-        nonmutating set {
-            runtime.record = newValue
-            runtime.recordDirty = true
-        }
+        nonmutating set { runtime.replaceRecord(newValue) }
     }
 
     // MARK: Journal and effects

@@ -6,7 +6,16 @@ import StepwiseSequences
 /// Owned and mutated only by the engine (thread-confined, not `Sendable`). Transitions mark what
 /// they change so a pass writes only dirty rows.
 final class InstanceRuntime {
-    var record: InstanceRecord
+    /// The instance's row. Replace it with ``replaceRecord(_:)`` and set data and outputs
+    /// members with ``setDataMember(_:to:)`` and ``setOutput(_:to:)``, so that the changes
+    /// since the last commit are known.
+    private(set) var record: InstanceRecord
+    /// Members of the record's objects changed since the last commit (see ``takeObjectChanges()``).
+    private var objectChanges = InstanceObjectChanges()
+    /// The compact JSON size of `record.data` when known, kept up to date by
+    /// ``setDataMember(_:to:)``: a step's size check then costs the size of its output, not of
+    /// everything stored before it.
+    private var knownDataBytes: Int?
     private(set) var nodes: [Node]
     private(set) var children: [[NodeID]]
     let program: SequenceProgram
@@ -22,6 +31,7 @@ final class InstanceRuntime {
         self.program = program
         nodes = []
         children = []
+        objectChanges = .whole
         _ = addNode(parent: nil, blockIndex: SequenceProgram.rootIndex, list: 0, position: 0, iteration: 0)
         recordDirty = true
     }
@@ -51,6 +61,59 @@ final class InstanceRuntime {
     }
 
     var id: InstanceID { record.id }
+
+    /// Replaces the record. An object whose storage is not the current one's was changed (a
+    /// copy written to): it is marked as changed whole.
+    func replaceRecord(_ newValue: InstanceRecord) {
+        if !newValue.data.sharesStorage(with: record.data) {
+            objectChanges.data = nil
+            knownDataBytes = nil
+        }
+        if !newValue.config.sharesStorage(with: record.config) { objectChanges.config = nil }
+        if !newValue.outputs.sharesStorage(with: record.outputs) { objectChanges.outputs = nil }
+        record = newValue
+        recordDirty = true
+    }
+
+    /// Sets (or, with `nil`, removes) a member of `record.data` in place.
+    ///
+    /// - Returns: the compact JSON size of the data afterwards.
+    func setDataMember(_ key: String, to value: JSONValue?) -> Int {
+        let before = knownDataBytes ?? (JSONWriter.byteCount(.object(record.data)) ?? 0)
+        let count = record.data.count
+        let previous = record.data[key]
+        record.data[key] = value
+        recordDirty = true
+        if value != nil { objectChanges.data?.insert(key) } else if previous != nil { objectChanges.data = nil }
+        // {"k1":v1,"k2":v2}: the braces, each member's "key":value, a comma between members.
+        var bytes = before
+        if let previous {
+            bytes -= Self.memberBytes(key, previous)
+            if value == nil && count > 1 { bytes -= 1 }
+        } else if value != nil && count > 0 {
+            bytes += 1
+        }
+        if let value { bytes += Self.memberBytes(key, value) }
+        knownDataBytes = bytes
+        return bytes
+    }
+
+    /// Sets a member of `record.outputs` in place.
+    func setOutput(_ key: String, to value: JSONValue) {
+        record.outputs[key] = value
+        objectChanges.outputs?.insert(key)
+        recordDirty = true
+    }
+
+    /// The changes since the last take, clearing them.
+    func takeObjectChanges() -> InstanceObjectChanges {
+        defer { objectChanges = InstanceObjectChanges() }
+        return objectChanges
+    }
+
+    private static func memberBytes(_ key: String, _ value: JSONValue) -> Int {
+        (JSONWriter.byteCount(.string(key)) ?? 0) + 1 + (JSONWriter.byteCount(value) ?? 0)
+    }
     var root: Node { nodes[0] }
     var allNodes: [Node] { nodes }
 

@@ -124,6 +124,7 @@ extension StepwiseEngine {
             guard let runtime = live[id] else { continue }
             if runtime.recordDirty {
                 batch.instances.append(runtime.record)
+                batch.objectChanges[id] = runtime.takeObjectChanges()
                 runtime.recordDirty = false
             }
             let nodes = runtime.takeDirtyNodes()

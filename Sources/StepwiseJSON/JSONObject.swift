@@ -229,26 +229,21 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
 }
 
 extension JSONObject {
-    /// The members to set on `base`, in order, to obtain this object, when it is `base` with
-    /// values changed and members appended (setting a member keeps its position, appending
-    /// adds it last); `nil` when members were removed or reordered.
+    /// Whether this object and `other` share their storage: one is a copy of the other and
+    /// neither was written since, so they are equal without comparing a value.
     ///
-    /// An object that shares `base`'s storage (a copy not written since) has no changes,
-    /// found without comparing values.
+    /// `false` says nothing: equal objects built apart have storage of their own.
     ///
-    /// - Complexity: O(1) for shared storage, else O(n) comparisons of values.
-    package func changes(since base: JSONObject) -> [(key: String, value: JSONValue)]? {
-        guard base.count <= count else { return nil }
-        let shared = valueStorage.withUnsafeBufferPointer { mine in
-            base.valueStorage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+    /// - Complexity: O(1).
+    package func sharesStorage(with other: JSONObject) -> Bool {
+        guard count == other.count else { return false }
+        if count == 0 { return true }
+        let keys = keyStorage.withUnsafeBufferPointer { mine in
+            other.keyStorage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
         }
-        if shared && base.count == count && keyStorage.count == base.keyStorage.count { return [] }
-        var result: [(key: String, value: JSONValue)] = []
-        for i in 0..<base.count {
-            guard keyStorage[i] == base.keyStorage[i] else { return nil }
-            if valueStorage[i] != base.valueStorage[i] { result.append((keyStorage[i].string, valueStorage[i])) }
-        }
-        for i in base.count..<count { result.append((keyStorage[i].string, valueStorage[i])) }
-        return result
+        return keys
+            && valueStorage.withUnsafeBufferPointer { mine in
+                other.valueStorage.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+            }
     }
 }

@@ -67,8 +67,8 @@ extension SQLiteExecutionStore {
         } else {
             clearChangeLogState()
         }
-        for record in batch.instances { lastImages[record.id] = record }
-        for id in batch.deletedInstances { lastImages[id] = nil }
+        for record in batch.instances { storedRows[record.id] = StoredInstanceRow(record) }
+        for id in batch.deletedInstances { storedRows[id] = nil }
     }
 
     /// `PRAGMA data_version`: changes when another connection commits.
@@ -101,7 +101,7 @@ extension SQLiteExecutionStore {
             batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty
         else { return false }
         for record in batch.instances {
-            guard let stored = lastImages[record.id] else { return false }
+            guard let stored = storedRows[record.id] else { return false }
             if let key = record.dedupKey, key != stored.dedupKey { return false }
         }
         return true
@@ -123,26 +123,20 @@ extension SQLiteExecutionStore {
             while try ids.step() { present.append(ids.int64(at: 0)) }
         }
         guard let last = present.last else { return }
-        var writes: [SQLiteRowWrite]
+        var records: [[SQLiteRowWrite]]
         if present == loggedRowIDs && loggedWrites.count == present.count {
-            // This store's own records, still in memory; instance rows were logged as changes
-            // and their last versions are in `lastImages`.
-            writes = SQLiteChangeLog.coalesce(loggedWrites).map { write in
-                guard write.statement == .upsertInstance, let id = write.values[0].textValue.flatMap(InstanceID.init(rawValue:)),
-                    let image = lastImages[id]
-                else { return write }
-                return SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: image))
-            }
+            // This store's own records, still in memory.
+            records = loggedWrites
         } else {
-            var records: [[SQLiteRowWrite]] = []
+            records = []
             let s = try connection.cachedStatement("SELECT seq, body FROM change_log WHERE seq <= ? ORDER BY seq")
             do {
                 defer { s.reset() }
                 try s.bind(last, at: 1)
                 while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
             }
-            writes = SQLiteChangeLog.coalesce(try rebuildInstanceRows(records))
         }
+        let writes = try foldedWrites(records)
         try apply(writes)
         let delete = try connection.cachedStatement("DELETE FROM change_log WHERE seq <= ?")
         try delete.bind(last, at: 1)
@@ -150,9 +144,9 @@ extension SQLiteExecutionStore {
     }
 
     func clearChangeLogState() {
-        // Finished instances rarely change again (a later change is written whole): their
-        // versions are not kept for diffing, so memory follows the live instances only.
-        lastImages = lastImages.filter { !$0.value.state.isTerminal || $0.value.hooks == .running }
+        // Finished instances rarely change again (a later change is a direct write): they are
+        // not remembered, so memory follows the live instances only.
+        storedRows = storedRows.filter { !$0.value.isFinished }
         loggedWrites = []
         loggedRowIDs = []
         logRecords = 0
@@ -164,7 +158,8 @@ extension SQLiteExecutionStore {
     /// The row writes of a batch: instance, node and journal rows, then (after deletions in a
     /// direct write) outbox and metadata changes.
     /// With `asChanges` (a logged commit), an instance row's data, config and outputs are
-    /// written as their changes since the last committed version (see ``objectColumn(_:since:)``).
+    /// written as the members the engine changed since its previous commit (see
+    /// ``objectColumn(_:changed:)``).
     private func rowWrites(_ batch: StoreBatch, journal: [JournalEntry], asChanges: Bool)
         -> (rows: [SQLiteRowWrite], later: [SQLiteRowWrite])
     {
@@ -172,11 +167,11 @@ extension SQLiteExecutionStore {
         rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count)
         for record in batch.instances {
             let values: [SQLiteValue]
-            if asChanges, let last = lastImages[record.id] {
+            if asChanges, let changes = batch.objectChanges[record.id] {
                 values = Self.values(
-                    of: record, data: Self.objectColumn(record.data, since: last.data),
-                    config: Self.objectColumn(record.config, since: last.config),
-                    outputs: Self.objectColumn(record.outputs, since: last.outputs))
+                    of: record, data: Self.objectColumn(record.data, changed: changes.data),
+                    config: Self.objectColumn(record.config, changed: changes.config),
+                    outputs: Self.objectColumn(record.outputs, changed: changes.outputs))
             } else {
                 values = Self.values(of: record)
             }
@@ -288,80 +283,113 @@ extension SQLiteExecutionStore {
         ]
     }
 
-    /// An object column of a logged instance row: `null` when unchanged since `last`, text
-    /// holding the members to set (`[[key, value], ...]`) when values changed or members were
-    /// appended, else the whole object as a blob. A step adds one member to data and outputs:
-    /// logging the members, not the objects, keeps a step's record the same size however
-    /// many steps ran before.
-    static func objectColumn(_ object: JSONObject, since last: JSONObject) -> SQLiteValue {
-        guard let changes = object.changes(since: last), changes.count <= object.count / 2 + 1 else {
-            return .blob(encode(.object(object)))
+    /// An object column of a logged instance row: `null` when unchanged since the previous
+    /// commit, text holding the members to set (`[[key, value], ...]`, in the object's order)
+    /// when only members were set, else the whole object as a blob. A step adds one member to
+    /// data and outputs: logging the members, not the objects, keeps a step's record the same
+    /// size however many steps ran before.
+    static func objectColumn(_ object: JSONObject, changed keys: Set<String>?) -> SQLiteValue {
+        guard let keys, keys.count <= object.count / 2 + 1 else { return .blob(encode(.object(object))) }
+        if keys.isEmpty { return .null }
+        var positions: [(Int, String)] = []
+        positions.reserveCapacity(keys.count)
+        for key in keys {
+            guard let position = object.position(of: key) else { return .blob(encode(.object(object))) }
+            positions.append((position, key))
         }
-        if changes.isEmpty { return .null }
-        let members = JSONValue.array(changes.map { .array([.string($0.key), $0.value]) })
+        positions.sort { $0.0 < $1.0 }
+        let members = JSONValue.array(positions.map { .array([.string($0.1), object[$0.1] ?? .null]) })
         return .text(String(decoding: encode(members), as: UTF8.self))
     }
 
-    /// Turns logged instance rows back into whole rows (recovery): each object column is
-    /// rebuilt from the version before it, the row's earlier record or the stored row.
+    /// The writes that fold `records`: coalesced (see ``SQLiteChangeLog/coalesce(_:)``), each
+    /// instance row with whole object columns. A logged column holds the members set since
+    /// the version before; they are applied in order to the last whole version (from an earlier
+    /// record or the stored row), decoding and encoding each object once per fold.
     ///
     /// - Throws: ``SQLiteError`` `SQLITE_CORRUPT` when a change has no version to apply to or
     ///   is not well-formed.
-    func rebuildInstanceRows(_ records: [[SQLiteRowWrite]]) throws(SQLiteError) -> [[SQLiteRowWrite]] {
-        var current: [SQLiteValue: [SQLiteValue]] = [:]
-        var result: [[SQLiteRowWrite]] = []
+    func foldedWrites(_ records: [[SQLiteRowWrite]]) throws(SQLiteError) -> [SQLiteRowWrite] {
+        var objects: [SQLiteValue: [Int: ObjectVersion]] = [:]
         for writes in records {
-            var rebuilt: [SQLiteRowWrite] = []
-            for write in writes {
-                guard write.statement == .upsertInstance else {
-                    rebuilt.append(write)
-                    continue
-                }
+            for write in writes where write.statement == .upsertInstance {
                 let id = write.values[0]
-                var values = write.values
-                var base = current[id]
+                var columns = objects[id] ?? [:]
                 for column in Self.objectColumns {
-                    switch values[column] {
-                    case .blob: continue
-                    case .null, .text:
-                        if base == nil { base = try storedObjectColumns(of: id) }
-                        guard let previous = base?[column] else {
-                            throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) changes a row that is not stored")
-                        }
-                        if case .text(let members) = values[column] {
-                            values[column] = .blob(try Self.applying(members, to: previous, instance: id))
-                        } else {
-                            values[column] = previous
-                        }
+                    switch write.values[column] {
+                    case .blob(let bytes):
+                        columns[column] = .encoded(bytes)
+                    case .null:
+                        continue
+                    case .text(let members):
+                        if columns[column] == nil { columns[column] = .encoded(try storedObjectColumn(column, of: id)) }
+                        var object = try columns[column]!.object(instance: id)
+                        try Self.apply(members, to: &object, instance: id)
+                        columns[column] = .decoded(object)
                     default:
                         throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) has a malformed column \(column)")
                     }
                 }
-                current[id] = values
-                rebuilt.append(SQLiteRowWrite(statement: .upsertInstance, values: values))
+                objects[id] = columns
             }
-            result.append(rebuilt)
+        }
+        var result: [SQLiteRowWrite] = []
+        for write in SQLiteChangeLog.coalesce(records) {
+            guard write.statement == .upsertInstance else {
+                result.append(write)
+                continue
+            }
+            let id = write.values[0]
+            var values = write.values
+            for column in Self.objectColumns {
+                if let version = objects[id]?[column] {
+                    values[column] = .blob(version.bytes)
+                } else if case .null = values[column] {
+                    values[column] = .blob(try storedObjectColumn(column, of: id))
+                }
+            }
+            result.append(SQLiteRowWrite(statement: .upsertInstance, values: values))
         }
         return result
     }
 
-    /// The stored row's object columns, at their write positions, or `nil`.
-    private func storedObjectColumns(of id: SQLiteValue) throws(SQLiteError) -> [SQLiteValue]? {
+    /// One version of an object column during a fold: as stored, or decoded to apply changes.
+    enum ObjectVersion {
+        case encoded([UInt8])
+        case decoded(JSONObject)
+
+        func object(instance: SQLiteValue) throws(SQLiteError) -> JSONObject {
+            switch self {
+            case .decoded(let object): return object
+            case .encoded(let bytes):
+                guard let object = decode(bytes).objectValue else {
+                    throw SQLiteError(extendedCode: 11, message: "change log: the changes of instance \(instance) cannot be applied")
+                }
+                return object
+            }
+        }
+
+        var bytes: [UInt8] {
+            switch self {
+            case .encoded(let bytes): bytes
+            case .decoded(let object): encode(.object(object))
+            }
+        }
+    }
+
+    /// The stored row's object column at write position `column`.
+    private func storedObjectColumn(_ column: Int, of id: SQLiteValue) throws(SQLiteError) -> [UInt8] {
         let s = try connection.cachedStatement("SELECT data, config, outputs FROM instances WHERE id = ?")
         defer { s.reset() }
         try s.bind(id, at: 1)
-        guard try s.step() else { return nil }
-        var values = [SQLiteValue](repeating: .null, count: 7)
-        values[4] = .blob(s.blob(at: 0))
-        values[5] = .blob(s.blob(at: 1))
-        values[6] = .blob(s.blob(at: 2))
-        return values
+        guard try s.step(), let index = Self.objectColumns.firstIndex(of: column) else {
+            throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) changes a row that is not stored")
+        }
+        return s.blob(at: index)
     }
 
-    private static func applying(_ members: String, to previous: SQLiteValue, instance: SQLiteValue) throws(SQLiteError) -> [UInt8] {
-        guard case .blob(let bytes) = previous, var object = decode(bytes).objectValue,
-            case .array(let pairs)? = try? JSONParser.parse(Array(members.utf8), limits: .init(maxDepth: 100_000))
-        else {
+    private static func apply(_ members: String, to object: inout JSONObject, instance: SQLiteValue) throws(SQLiteError) {
+        guard case .array(let pairs)? = try? JSONParser.parse(Array(members.utf8), limits: .init(maxDepth: 100_000)) else {
             throw SQLiteError(extendedCode: 11, message: "change log: the changes of instance \(instance) cannot be applied")
         }
         for pair in pairs {
@@ -370,6 +398,5 @@ extension SQLiteExecutionStore {
             }
             object[key] = kv[1]
         }
-        return encode(.object(object))
     }
 }

@@ -23,8 +23,6 @@ import StepwiseJSON
 /// ```
 public final class SQLiteExecutionStore: ExecutionStore {
     let connection: SQLiteConnection
-    /// Runs WAL checkpoints beside the engine; `nil` for in-memory databases (no WAL file).
-    private let checkpointer: SQLiteWALCheckpointer?
     /// The database file.
     public let path: String
 
@@ -41,10 +39,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
     var loggedJournal: [JournalEntry] = []
     /// Their metadata values, for metadata reads.
     var loggedMetadata: [String: String] = [:]
-    /// The last committed version of instances with a stored (or logged) row. An update of
-    /// one of these cannot fail a constraint, so it may be logged, and is logged as its
-    /// changes since this version.
-    var lastImages: [InstanceID: InstanceRecord] = [:]
+    /// Instances whose row is stored, with their dedup key: an update of one of these that
+    /// keeps its key cannot fail a constraint, so it may be logged.
+    var storedRows: [InstanceID: StoredInstanceRow] = [:]
     /// The next journal sequence number.
     var nextJournalSequence: Int64 = 1
     /// `PRAGMA data_version` after this store's last look at the numbers other connections used.
@@ -94,10 +91,6 @@ public final class SQLiteExecutionStore: ExecutionStore {
             }
             throw StepwiseError(.storage, "cannot migrate database \(path): \(error)", context: ["path": .string(path)])
         }
-        // Without it the store still works: the writer checkpoints inline, as SQLite does.
-        let isFile = !path.isEmpty && path != ":memory:" && !path.hasPrefix("file::memory:")
-        checkpointer = isFile ? try? SQLiteWALCheckpointer(path: path, durability: durability == .full ? .full : .normal) : nil
-        checkpointer?.install(on: connection)
         do {
             // A change log left by a process that stopped before folding it is written now.
             let count = try connection.cachedStatement("SELECT count(*) FROM change_log")
@@ -113,13 +106,6 @@ public final class SQLiteExecutionStore: ExecutionStore {
             throw Self.storageError("cannot recover the change log", error, path: path, busyTimeoutMs: busyTimeoutMs)
         } catch {
             throw StepwiseError(.storage, "cannot recover the change log of \(path): \(error)", context: ["path": .string(path)])
-        }
-    }
-
-    deinit {
-        if let checkpointer {
-            checkpointer.uninstall(from: connection)
-            checkpointer.close()
         }
     }
 
@@ -280,7 +266,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 byInstance[id, default: []].append(Self.readNodeOffset(nodeStatement))
             }
             nodeStatement.reset()
-            for record in records { lastImages[record.id] = record }
+            for record in records { storedRows[record.id] = StoredInstanceRow(record) }
             return records.map { ($0, byInstance[$0.id] ?? []) }
         }
     }
@@ -309,7 +295,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
             }
             let record = Self.readInstance(statement)
             statement.reset()
-            lastImages[record.id] = record
+            storedRows[record.id] = StoredInstanceRow(record)
             return (record, try nodes(of: id))
         }
     }

@@ -155,12 +155,20 @@ import Testing
                 try store.commit(first)
                 try store.settle()
                 for step in 2...6 {
+                    // The members the engine reports as set since the previous commit.
+                    var changes = InstanceObjectChanges()
                     data["s\(step)"] = .integer(Int64(step))
-                    if step == 4 { data["base"] = "changed" }
+                    changes.data = ["s\(step)"]
+                    if step == 4 {
+                        data["base"] = "changed"
+                        changes.data?.insert("base")
+                    }
                     var batch = StoreBatch()
                     var next = record(Self.first, steps: step, dedupKey: "k", data: data)
                     next.outputs = ["last": .integer(Int64(step))]
+                    changes.outputs = ["last"]
                     batch.instances = [next]
+                    batch.objectChanges = [Self.first: changes]
                     try store.commit(batch)
                 }
                 // The last record holds one new member of data, not the whole object.
@@ -176,6 +184,32 @@ import Testing
             #expect(loaded.0.data.keys == ["base", "s2", "s3", "s4", "s5", "s6"])
             #expect(loaded.0.outputs == ["last": 6])
             #expect(loaded.0.stepsExecuted == 6)
+        }
+    }
+
+    @Test func changedMembersAreWrittenInTheObjectsOrderOrTheObjectWhole() throws {
+        let object: JSONObject = ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5]
+        // Two members set in one commit: in the object's order, whatever the set's order.
+        #expect(SQLiteExecutionStore.objectColumn(object, changed: ["d", "b"]) == .text(#"[["b",2],["d",4]]"#))
+        #expect(SQLiteExecutionStore.objectColumn(object, changed: []) == .null)
+        // A key no longer there (removed), more than half of the members, or no list: whole.
+        let whole = SQLiteValue.blob(Array(#"{"a":1,"b":2,"c":3,"d":4,"e":5}"#.utf8))
+        #expect(SQLiteExecutionStore.objectColumn(object, changed: ["z"]) == whole)
+        #expect(SQLiteExecutionStore.objectColumn(object, changed: ["a", "b", "c", "d"]) == whole)
+        #expect(SQLiteExecutionStore.objectColumn(object, changed: nil) == whole)
+    }
+
+    @Test func anInstanceWithoutReportedChangesIsLoggedWhole() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var batch = StoreBatch()
+            batch.instances = [record(Self.first, steps: 1, dedupKey: "k", data: ["x": 1])]
+            try store.commit(batch)
+            let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true))
+            let body = try #require(try reader.queryValue("SELECT body FROM change_log")?.blobValue)
+            let writes = try SQLiteChangeLog.decode(body, record: 0)
+            #expect(writes.first?.values[4] == .blob(Array(#"{"x":1}"#.utf8)))
+            #expect(try store.loadInstance(Self.first)?.0.data == ["x": 1])
         }
     }
 

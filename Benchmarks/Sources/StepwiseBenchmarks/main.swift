@@ -1,5 +1,6 @@
 import BenchmarkHarness
 import Foundation
+import Stepwise
 
 // Areas append their benchmarks here; names are `area/what` so filters select an area.
 let benchmarks: [Benchmark] =
@@ -13,10 +14,16 @@ if CommandLine.arguments.dropFirst().contains("sync") {
     SyncBenchmarks.printTable(try await SyncBenchmarks.run())
     exit(0)
 }
-// `stepwise-benchmarks engine-profile b|c [RUNS]` repeats one throughput figure alone, for a profiler.
+// `stepwise-benchmarks engine-profile b|c|warm [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
+// throughput figure alone, for a profiler (STEPS, 100 by default, makes each run longer; `warm`
+// runs one instance after another on one open engine).
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "engine-profile" {
     let runs = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 5 : 5
-    try await EngineBenchmarks.profile(instances: CommandLine.arguments[2] == "c" ? 100 : 1, runs: runs)
+    let mode = CommandLine.arguments.count > 4
+        ? EngineConfiguration.HandlerExecution(rawValue: CommandLine.arguments[4]) ?? .sharedPool : .sharedPool
+    let steps = CommandLine.arguments.count > 5 ? Int(CommandLine.arguments[5]) ?? 100 : 100
+    let instances = ["warm": 0, "c": 100][CommandLine.arguments[2]] ?? 1
+    try await EngineBenchmarks.profile(instances: instances, steps: steps, runs: runs, handlerExecution: mode)
     exit(0)
 }
 // The engine's macro benchmarks (whole async runs on a file database) run on their own:

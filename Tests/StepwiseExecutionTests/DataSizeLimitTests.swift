@@ -1,0 +1,85 @@
+import Foundation
+import Stepwise
+import Synchronization
+import Testing
+
+/// `context.data` is capped at 4 MiB (SEMANTICS: payload limits). The engine keeps the data's
+/// size up to date member by member (a step's check costs its output, not all the data before
+/// it): these runs prove the figure it reports is the data's exact size, when members are added
+/// and when a loop replaces one again and again.
+@Suite struct DataSizeLimitTests {
+    static let limit = 4 * 1_048_576
+
+    /// About 0.85 MB of JSON text with characters that are escaped or take several bytes.
+    static func bulky(_ seed: Int) -> JSONValue {
+        .string(String(repeating: "ab\"c\\d\né\u{1F600}\u{0001}/\(seed)", count: 35_000))
+    }
+
+    func run(_ sequence: String, input: JSONObject) async throws -> InstanceSnapshot {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let engine = try StepwiseEngine(databasePath: database.path)
+        let counter = CallCounter()
+        await engine.registerHandler("big") { _ in Self.bulky(counter.next()) }
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("limits", input: .object(input))
+        await engine.resume()
+        #expect(await eventually { (try? await engine.instance(id).state.isTerminal) == true })
+        let snapshot = try await engine.instance(id)
+        await engine.shutdown()
+        return snapshot
+    }
+
+    @Test func theStepThatPassesTheLimitFailsWithTheDataExactSize() async throws {
+        let steps = (1...5).map { #"{"type": "step", "id": "s\#($0)", "handler": "big"}"# }.joined(separator: ",")
+        let input: JSONObject = ["note": "é \"quoted\"\n", "n": 7]
+        let snapshot = try await run(#"{"name": "limits", "version": 1, "blocks": [\#(steps)]}"#, input: input)
+        #expect(snapshot.state == .failed)
+        // Four outputs fit; the fifth would make the data this size.
+        #expect(snapshot.data.count == 6)
+        var expected = input
+        for i in 1...4 { expected["s\(i)"] = Self.bulky(i) }
+        #expect(snapshot.data.keys == expected.keys, "the refused member is not kept")
+        let unchanged = snapshot.data == expected  // compared apart: a failure would print megabytes
+        #expect(unchanged)
+        expected["s5"] = Self.bulky(5)
+        let size = try #require(JSONWriter.byteCount(.object(expected)))
+        #expect(size > Self.limit)
+        let message = try #require(snapshot.error?.message)
+        #expect(message.contains("context.data would be \(size) bytes, more than the limit of \(Self.limit)"), "\(message)")
+        #expect(snapshot.outputs["s5"] == nil)
+    }
+
+    @Test func aLoopReplacingItsMemberCountsItOnce() async throws {
+        // Six 0.85 MB outputs of the same step replace one another (5.1 MB if they were added
+        // up); then four more steps pass the limit at the fourth.
+        let after = (1...4).map { #"{"type": "step", "id": "x\#($0)", "handler": "big"}"# }.joined(separator: ",")
+        let sequence = """
+            {"name": "limits", "version": 1, "blocks": [
+              {"id": "lp", "type": "loop", "condition": "outputs.lp._iterations < 6",
+               "body": [{"id": "grow", "type": "step", "handler": "big"}]},
+              \(after)
+            ]}
+            """
+        let snapshot = try await run(sequence, input: [:])
+        #expect(snapshot.state == .failed)
+        let message = try #require(snapshot.error?.message)
+        var data = snapshot.data
+        #expect(data["x3"] != nil && data["x4"] == nil, "\(data.keys)")
+        data["x4"] = Self.bulky(10)
+        let size = try #require(JSONWriter.byteCount(.object(data)))
+        #expect(message.contains("context.data would be \(size) bytes"), "\(message)")
+    }
+}
+
+/// Numbers handler calls from 1.
+final class CallCounter: Sendable {
+    private let count = Mutex(0)
+
+    func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
+}
