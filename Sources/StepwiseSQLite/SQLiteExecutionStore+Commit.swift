@@ -314,7 +314,8 @@ extension SQLiteExecutionStore {
         for writes in records {
             for write in writes where write.statement == .upsertInstance {
                 let id = write.values[0]
-                var columns = objects[id] ?? [:]
+                // Taken out while changed, so that the object being set is its only copy.
+                var columns = objects.removeValue(forKey: id) ?? [:]
                 for column in Self.objectColumns {
                     switch write.values[column] {
                     case .blob(let bytes):
@@ -322,8 +323,12 @@ extension SQLiteExecutionStore {
                     case .null:
                         continue
                     case .text(let members):
-                        if columns[column] == nil { columns[column] = .encoded(try storedObjectColumn(column, of: id)) }
-                        var object = try columns[column]!.object(instance: id)
+                        var object: JSONObject
+                        switch columns.removeValue(forKey: column) {
+                        case .decoded(let decoded)?: object = decoded
+                        case .encoded(let bytes)?: object = try ObjectVersion.object(bytes, instance: id)
+                        case nil: object = try ObjectVersion.object(try storedObjectColumn(column, of: id), instance: id)
+                        }
                         try Self.apply(members, to: &object, instance: id)
                         columns[column] = .decoded(object)
                     default:
@@ -358,15 +363,11 @@ extension SQLiteExecutionStore {
         case encoded([UInt8])
         case decoded(JSONObject)
 
-        func object(instance: SQLiteValue) throws(SQLiteError) -> JSONObject {
-            switch self {
-            case .decoded(let object): return object
-            case .encoded(let bytes):
-                guard let object = decode(bytes).objectValue else {
-                    throw SQLiteError(extendedCode: 11, message: "change log: the changes of instance \(instance) cannot be applied")
-                }
-                return object
+        static func object(_ bytes: [UInt8], instance: SQLiteValue) throws(SQLiteError) -> JSONObject {
+            guard let object = decode(bytes).objectValue else {
+                throw SQLiteError(extendedCode: 11, message: "change log: the changes of instance \(instance) cannot be applied")
             }
+            return object
         }
 
         var bytes: [UInt8] {
