@@ -7,38 +7,54 @@
 /// written to their tables later in one transaction ("folding"), where the many versions of
 /// an instance or node row collapse into the last and pages are written once for many steps.
 ///
-/// Layout, little-endian: per write, the statement's raw value (1 byte), the value count
-/// (1 byte), then per value a tag (0 null, 1 integer, 2 real, 3 text, 4 blob) and its
-/// payload (8 bytes for numbers; a 4-byte length and the bytes for text and blobs).
+/// Layout (version 2): the byte `0xFF`, then per write the statement's raw value (1 byte) and
+/// the value count (1 byte), then per value a tag and its payload:
+/// - 0 null; 1 integer (zigzag, LEB128 varint); 2 real (8 bytes, little-endian);
+/// - 3 text and 4 blob (a varint length, then the bytes);
+/// - 5 text equal to the previous write's value at the same position (the instance id that
+///   starts every row of a step, a repeated state).
+///
+/// Version 1 records (no leading `0xFF`; fixed 8-byte numbers and 4-byte lengths, no
+/// repeats), which an older version may have left in a database, are still read.
 enum SQLiteChangeLog {
+    /// The first byte of a version 2 record (no statement has this raw value).
+    static let version2: UInt8 = 0xFF
+
     /// Appends the encoding of `writes` to `bytes`.
     static func encode(_ writes: [SQLiteRowWrite], into bytes: inout [UInt8]) {
+        bytes.append(version2)
+        var previous: [SQLiteValue] = []
         for write in writes {
             bytes.append(write.statement.rawValue)
             bytes.append(UInt8(write.values.count))
-            for value in write.values {
+            for (index, value) in write.values.enumerated() {
                 switch value {
                 case .null:
                     bytes.append(0)
                 case .integer(let i):
                     bytes.append(1)
-                    appendWord(UInt64(bitPattern: i), to: &bytes)
+                    appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), to: &bytes)
                 case .real(let d):
                     bytes.append(2)
-                    appendWord(d.bitPattern, to: &bytes)
+                    for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: d.bitPattern >> UInt64(shift))) }
                 case .text(let s):
+                    if index < previous.count, case .text(let last) = previous[index], last == s {
+                        bytes.append(5)
+                        continue
+                    }
                     bytes.append(3)
                     var s = s
                     s.withUTF8 { utf8 in
-                        appendLength(utf8.count, to: &bytes)
+                        appendVarint(UInt64(utf8.count), to: &bytes)
                         bytes.append(contentsOf: utf8)
                     }
                 case .blob(let b):
                     bytes.append(4)
-                    appendLength(b.count, to: &bytes)
+                    appendVarint(UInt64(b.count), to: &bytes)
                     bytes.append(contentsOf: b)
                 }
             }
+            previous = write.values
         }
     }
 
@@ -47,64 +63,115 @@ enum SQLiteChangeLog {
     /// - Throws: ``SQLiteError`` `SQLITE_CORRUPT` naming the record and the offset when the bytes
     ///   are not a well-formed record (the file was damaged).
     static func decode(_ bytes: [UInt8], record: Int64) throws(SQLiteError) -> [SQLiteRowWrite] {
-        var writes: [SQLiteRowWrite] = []
+        var reader = Reader(bytes: bytes, record: record)
+        guard bytes.first == version2 else { return try reader.writes(version: 1) }
+        reader.offset = 1
+        return try reader.writes(version: 2)
+    }
+
+    /// Reads the writes of one record.
+    private struct Reader {
+        let bytes: [UInt8]
+        let record: Int64
         var offset = 0
+
+        init(bytes: [UInt8], record: Int64) {
+            self.bytes = bytes
+            self.record = record
+        }
+
         func corrupt(_ what: String) -> SQLiteError {
             SQLiteError(extendedCode: 11, message: "change log record \(record) is damaged at byte \(offset): \(what)")
         }
-        func word() throws(SQLiteError) -> UInt64 {
+
+        mutating func writes(version: Int) throws(SQLiteError) -> [SQLiteRowWrite] {
+            var writes: [SQLiteRowWrite] = []
+            var previous: [SQLiteValue] = []
+            while offset < bytes.count {
+                guard offset + 2 <= bytes.count, let statement = SQLiteRowWrite.Statement(rawValue: bytes[offset]) else {
+                    throw corrupt("unknown statement")
+                }
+                let count = Int(bytes[offset + 1])
+                guard count == statement.valueCount else { throw corrupt("\(count) values for \(statement)") }
+                offset += 2
+                var values: [SQLiteValue] = []
+                values.reserveCapacity(count)
+                for index in 0..<count {
+                    guard offset < bytes.count else { throw corrupt("truncated value") }
+                    let tag = bytes[offset]
+                    offset += 1
+                    switch (tag, version) {
+                    case (0, _): values.append(.null)
+                    case (1, 1): values.append(.integer(Int64(bitPattern: try word())))
+                    case (1, _):
+                        let zigzag = try varint()
+                        values.append(.integer(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)))
+                    case (2, _): values.append(.real(Double(bitPattern: try word())))
+                    case (3, _):
+                        let utf8 = try chunk(version: version)
+                        guard let text = String(validating: utf8, as: UTF8.self) else { throw corrupt("text is not UTF-8") }
+                        values.append(.text(text))
+                    case (4, _): values.append(.blob(Array(try chunk(version: version))))
+                    case (5, 2):
+                        guard index < previous.count, case .text = previous[index] else { throw corrupt("a repeat with nothing to repeat") }
+                        values.append(previous[index])
+                    default: throw corrupt("unknown value tag \(tag)")
+                    }
+                }
+                writes.append(SQLiteRowWrite(statement: statement, values: values))
+                previous = values
+            }
+            return writes
+        }
+
+        mutating func word() throws(SQLiteError) -> UInt64 {
             guard offset + 8 <= bytes.count else { throw corrupt("truncated number") }
             var value: UInt64 = 0
             for i in 0..<8 { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
             offset += 8
             return value
         }
-        func chunk() throws(SQLiteError) -> ArraySlice<UInt8> {
-            guard offset + 4 <= bytes.count else { throw corrupt("truncated length") }
-            var length = 0
-            for i in 0..<4 { length |= Int(bytes[offset + i]) << (8 * i) }
-            offset += 4
+
+        mutating func varint() throws(SQLiteError) -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                guard offset < bytes.count else { throw corrupt("truncated number") }
+                guard shift < 64 else { throw corrupt("number too long") }
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func chunk(version: Int) throws(SQLiteError) -> ArraySlice<UInt8> {
+            let length: Int
+            if version == 1 {
+                guard offset + 4 <= bytes.count else { throw corrupt("truncated length") }
+                var n = 0
+                for i in 0..<4 { n |= Int(bytes[offset + i]) << (8 * i) }
+                offset += 4
+                length = n
+            } else {
+                let n = try varint()
+                guard n <= UInt64(bytes.count) else { throw corrupt("length \(n) past the end") }
+                length = Int(n)
+            }
             guard length <= bytes.count - offset else { throw corrupt("length \(length) past the end") }
             defer { offset += length }
             return bytes[offset..<offset + length]
         }
-        while offset < bytes.count {
-            guard offset + 2 <= bytes.count, let statement = SQLiteRowWrite.Statement(rawValue: bytes[offset]) else {
-                throw corrupt("unknown statement")
-            }
-            let count = Int(bytes[offset + 1])
-            guard count == statement.valueCount else { throw corrupt("\(count) values for \(statement)") }
-            offset += 2
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(count)
-            for _ in 0..<count {
-                guard offset < bytes.count else { throw corrupt("truncated value") }
-                let tag = bytes[offset]
-                offset += 1
-                switch tag {
-                case 0: values.append(.null)
-                case 1: values.append(.integer(Int64(bitPattern: try word())))
-                case 2: values.append(.real(Double(bitPattern: try word())))
-                case 3:
-                    let utf8 = try chunk()
-                    guard let text = String(validating: utf8, as: UTF8.self) else { throw corrupt("text is not UTF-8") }
-                    values.append(.text(text))
-                case 4: values.append(.blob(Array(try chunk())))
-                default: throw corrupt("unknown value tag \(tag)")
-                }
-            }
-            writes.append(SQLiteRowWrite(statement: statement, values: values))
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
         }
-        return writes
-    }
-
-    private static func appendWord(_ word: UInt64, to bytes: inout [UInt8]) {
-        for i in 0..<8 { bytes.append(UInt8(truncatingIfNeeded: word >> (8 * UInt64(i)))) }
-    }
-
-    private static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
-        let n = UInt32(clamping: length)
-        for i in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: n >> (8 * UInt32(i)))) }
+        bytes.append(UInt8(value))
     }
 
     /// Collapses the writes of many records into the ones that matter: the last version of

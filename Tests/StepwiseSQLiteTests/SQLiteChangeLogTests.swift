@@ -324,14 +324,53 @@ import Testing
         var bytes: [UInt8] = []
         SQLiteChangeLog.encode(writes, into: &bytes)
         #expect(try SQLiteChangeLog.decode(bytes, record: 1) == writes)
-        for cut in [1, 5, bytes.count - 1] {
+        for cut in [2, 6, bytes.count - 1] {
             let error = #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(Array(bytes.prefix(cut)), record: 9) }
             #expect(error?.isCorrupt == true)
             #expect(error?.message.contains("change log record 9") == true)
         }
         var unknown = bytes
-        unknown[0] = 200
+        unknown[1] = 200
         #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(unknown, record: 2) }
+    }
+
+    @Test func repeatedTextAndSmallNumbersTakeFewBytes() throws {
+        let id = "00000000-0000-4000-8000-000000000001"
+        let node: [SQLiteValue] = [.text(id), .integer(1), .null, .integer(0), .integer(0), .integer(0), .integer(0), .text("completed"),
+            .text("done"), .integer(1), .null, .integer(1_732_000_000_000), .integer(1_732_000_000_001), .null, .null]
+        var next = node
+        next[1] = .integer(2)
+        next[7] = .text("running")
+        let writes = [
+            SQLiteRowWrite(statement: .upsertNode, values: node), SQLiteRowWrite(statement: .upsertNode, values: next),
+            SQLiteRowWrite(statement: .outboxDelete, values: [.text(id), .text("x"), .integer(.min), .integer(.max)]),
+        ]
+        var bytes: [UInt8] = []
+        SQLiteChangeLog.encode(writes, into: &bytes)
+        #expect(try SQLiteChangeLog.decode(bytes, record: 1) == writes)
+        // The second row's id and phase are one byte each, a timestamp 7 bytes and a small
+        // number 2 (the first version took 4 + 36 bytes for each id and 9 for each number: 287).
+        #expect(bytes.count < 170, "\(bytes.count) bytes")
+        // A repeat in the first write has nothing to repeat: damage.
+        var damaged: [UInt8] = [SQLiteChangeLog.version2, SQLiteRowWrite.Statement.setMetadata.rawValue, 2, 5, 0]
+        let error = #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(damaged, record: 3) }
+        #expect(error?.message.contains("nothing to repeat") == true)
+        damaged[3] = 1
+        damaged += [0x80]  // a varint whose continuation never comes
+        #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(damaged, record: 3) }
+    }
+
+    @Test func recordsAnOlderVersionLeftAreStillRead() throws {
+        // Version 1: fixed 8-byte numbers and 4-byte lengths, no leading 0xFF.
+        let legacy: [UInt8] = [
+            SQLiteRowWrite.Statement.setMetadata.rawValue, 2, 3, 1, 0, 0, 0, 0x6B, 3, 2, 0, 0, 0, 0x76, 0x31,
+            SQLiteRowWrite.Statement.outboxDelete.rawValue, 4, 3, 1, 0, 0, 0, 0x73, 0, 1, 0xFD, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0,
+        ]
+        #expect(
+            try SQLiteChangeLog.decode(legacy, record: 1) == [
+                SQLiteRowWrite(statement: .setMetadata, values: [.text("k"), .text("v1")]),
+                SQLiteRowWrite(statement: .outboxDelete, values: [.text("s"), .null, .integer(-3), .null]),
+            ])
     }
 
     @Test func coalescingKeepsTheLastRowVersionAndEveryAppend() {
