@@ -150,9 +150,7 @@ extension InstanceMachine {
         node.progress.attemptStartedAt = now
         node.dueAt = timeout.map { now + $0 }
         runtime[id] = node
-        var r = record
-        r.stepsExecuted += 1
-        record = r
+        runtime.updateRecord { $0.stepsExecuted += 1 }
         if !isEscalation && context.engineHandledBuiltins.contains(handler) {
             return runBuiltin(id, handler: handler, params: params, attempt: attempt, key: key, block: block)
         }

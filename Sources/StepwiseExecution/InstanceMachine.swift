@@ -343,7 +343,10 @@ struct InstanceMachine {
 
     mutating func deriveState() {
         guard !record.state.isTerminal else {
-            if runtime.isDirty { record.updatedAt = now }
+            if runtime.isDirty {
+                let now = now
+                runtime.updateRecord { $0.updatedAt = now }
+            }
             return
         }
         var derived = InstanceState.waiting
@@ -360,10 +363,11 @@ struct InstanceMachine {
         if inFlight { derived = .running } else if runnable { derived = .scheduled }
         let target: InstanceState = record.isPaused ? .paused : derived
         if record.state != target || runtime.isDirty {
-            var r = record
-            r.state = target
-            r.updatedAt = now
-            record = r
+            let now = now
+            runtime.updateRecord {
+                $0.state = target
+                $0.updatedAt = now
+            }
         }
     }
 

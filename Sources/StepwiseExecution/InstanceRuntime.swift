@@ -75,6 +75,22 @@ final class InstanceRuntime {
         recordDirty = true
     }
 
+    /// Changes the record in place (no copy of it). An object `body` changes is marked as
+    /// changed whole (the copies held here make a change to one give it new storage).
+    func updateRecord(_ body: (inout InstanceRecord) -> Void) {
+        let data = record.data
+        let config = record.config
+        let outputs = record.outputs
+        body(&record)
+        if !record.data.sharesStorage(with: data) {
+            objectChanges.data = nil
+            knownDataBytes = nil
+        }
+        if !record.config.sharesStorage(with: config) { objectChanges.config = nil }
+        if !record.outputs.sharesStorage(with: outputs) { objectChanges.outputs = nil }
+        recordDirty = true
+    }
+
     /// Sets (or, with `nil`, removes) a member of `record.data` in place.
     ///
     /// - Returns: the compact JSON size of the data afterwards.

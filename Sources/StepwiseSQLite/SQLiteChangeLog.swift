@@ -22,13 +22,14 @@ enum SQLiteChangeLog {
 
     /// Appends the encoding of `writes` to `bytes`.
     static func encode(_ writes: [SQLiteRowWrite], into bytes: inout [UInt8]) {
+        bytes.reserveCapacity(bytes.count + 1 + writes.count * 96)
         bytes.append(version2)
         var previous: [SQLiteValue] = []
         for write in writes {
             bytes.append(write.statement.rawValue)
             bytes.append(UInt8(write.values.count))
-            for (index, value) in write.values.enumerated() {
-                switch value {
+            for index in write.values.indices {
+                switch write.values[index] {
                 case .null:
                     bytes.append(0)
                 case .integer(let i):
@@ -43,11 +44,9 @@ enum SQLiteChangeLog {
                         continue
                     }
                     bytes.append(3)
-                    var s = s
-                    s.withUTF8 { utf8 in
-                        appendVarint(UInt64(utf8.count), to: &bytes)
-                        bytes.append(contentsOf: utf8)
-                    }
+                    let utf8 = s.utf8
+                    appendVarint(UInt64(utf8.count), to: &bytes)
+                    bytes.append(contentsOf: utf8)
                 case .blob(let b):
                     bytes.append(4)
                     appendVarint(UInt64(b.count), to: &bytes)

@@ -13,7 +13,7 @@ extension SQLiteExecutionStore {
         let logs = isLoggable(batch) && logRecords < Self.maxLogRecords && logBytes < Self.maxLogBytes
         var journal = batch.journal
         var sequence = nextJournalSequence
-        var writes: (rows: [SQLiteRowWrite], later: [SQLiteRowWrite]) = ([], [])
+        var writes: (all: [SQLiteRowWrite], laterStart: Int) = ([], 0)
         var body: [UInt8] = []
         var loggedRow: Int64 = 0
         do {
@@ -33,7 +33,7 @@ extension SQLiteExecutionStore {
                 }
                 writes = rowWrites(batch, journal: journal, asChanges: logs)
                 if logs {
-                    SQLiteChangeLog.encode(writes.rows + writes.later, into: &body)
+                    SQLiteChangeLog.encode(writes.all, into: &body)
                     let s = try connection.cachedStatement("INSERT INTO change_log (last_journal_seq, body) VALUES (?, ?)")
                     try s.bind(sequence - 1, at: 1)
                     try s.bind(body, at: 2)
@@ -60,7 +60,7 @@ extension SQLiteExecutionStore {
         if logs {
             logRecords += 1
             logBytes += body.count
-            loggedWrites.append(writes.rows + writes.later)
+            loggedWrites.append(writes.all)
             loggedRowIDs.append(loggedRow)
             loggedJournal += journal
             for (key, value) in batch.metadata { loggedMetadata[key] = value }
@@ -161,10 +161,10 @@ extension SQLiteExecutionStore {
     /// written as the members the engine changed since its previous commit (see
     /// ``objectColumn(_:changed:)``).
     private func rowWrites(_ batch: StoreBatch, journal: [JournalEntry], asChanges: Bool)
-        -> (rows: [SQLiteRowWrite], later: [SQLiteRowWrite])
+        -> (all: [SQLiteRowWrite], laterStart: Int)
     {
         var rows: [SQLiteRowWrite] = []
-        rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count)
+        rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count + batch.metadata.count)
         for record in batch.instances {
             let values: [SQLiteValue]
             if asChanges, let changes = batch.objectChanges[record.id] {
@@ -181,12 +181,13 @@ extension SQLiteExecutionStore {
             for node in nodes { rows.append(SQLiteRowWrite(statement: .upsertNode, values: Self.values(of: node, in: instance))) }
         }
         for entry in journal { rows.append(SQLiteRowWrite(statement: .insertJournal, values: Self.values(of: entry))) }
-        var later = outboxWrites(batch, now: batch.now)
-        for (key, value) in batch.metadata { later.append(SQLiteRowWrite(statement: .setMetadata, values: [.text(key), .text(value)])) }
-        return (rows, later)
+        let laterStart = rows.count
+        rows += outboxWrites(batch, now: batch.now)
+        for (key, value) in batch.metadata { rows.append(SQLiteRowWrite(statement: .setMetadata, values: [.text(key), .text(value)])) }
+        return (rows, laterStart)
     }
 
-    private func write(_ batch: StoreBatch, _ writes: (rows: [SQLiteRowWrite], later: [SQLiteRowWrite])) throws(SQLiteError) {
+    private func write(_ batch: StoreBatch, _ writes: (all: [SQLiteRowWrite], laterStart: Int)) throws(SQLiteError) {
         for (stored, bytes) in batch.sequences {
             let s = try connection.cachedStatement(
                 """
@@ -204,7 +205,7 @@ extension SQLiteExecutionStore {
             try s.bind(stored.isRetired, at: 8)
             try s.execute()
         }
-        try apply(writes.rows)
+        try apply(writes.all[..<writes.laterStart])
         for id in batch.deletedInstances {
             for sql in [
                 "DELETE FROM journal WHERE instance_id = ?", "DELETE FROM journal_chunks WHERE instance_id = ?",
@@ -218,11 +219,11 @@ extension SQLiteExecutionStore {
             }
         }
         try writeDeadLetters(batch)
-        try apply(writes.later)
+        try apply(writes.all[writes.laterStart...])
     }
 
     /// Runs row writes in order; journal entries go in as chunks after the others.
-    private func apply(_ writes: [SQLiteRowWrite]) throws(SQLiteError) {
+    private func apply(_ writes: some Collection<SQLiteRowWrite>) throws(SQLiteError) {
         var journal: [SQLiteRowWrite] = []
         for write in writes {
             if write.statement == .insertJournal { journal.append(write) } else { try write.execute(on: connection) }
