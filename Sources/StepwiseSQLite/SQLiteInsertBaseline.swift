@@ -14,8 +14,9 @@ public enum SQLiteInsertBaseline {
     ///
     /// Each transaction is `BEGIN IMMEDIATE; INSERT …; COMMIT` through
     /// ``SQLiteConnection/transaction(_:_:)`` with a cached statement, on a connection
-    /// configured as the engine's would be (WAL, the given durability). Opening the database
-    /// and creating the table are not timed. Rows from earlier runs are kept.
+    /// configured as the engine's would be (WAL, the given durability). Opening the database,
+    /// creating the table and `warmUp` transactions first (the WAL file grows to its working
+    /// size, as it has in a database in use) are not timed. Rows from earlier runs are kept.
     ///
     /// - Parameters:
     ///   - path: the database file; created if missing.
@@ -23,13 +24,15 @@ public enum SQLiteInsertBaseline {
     ///   - transactions: how many single-row transactions to commit; zero or more.
     ///   - payloadSize: bytes of the blob stored with each row, a stand-in for a node's
     ///     state; default 256.
+    ///   - warmUp: untimed transactions committed first; default 0.
     /// - Returns: the time taken by the transactions, measured with `ContinuousClock`.
     /// - Throws: ``SQLiteError`` when the database cannot be opened or a write fails.
     public static func measure(
         path: String,
         durability: SQLiteConnection.Durability,
         transactions: Int,
-        payloadSize: Int = 256
+        payloadSize: Int = 256,
+        warmUp: Int = 0
     ) throws(SQLiteError) -> Duration {
         let connection = try SQLiteConnection(
             path: path,
@@ -45,8 +48,9 @@ public enum SQLiteInsertBaseline {
         let payload = [UInt8](repeating: 0xA5, count: max(0, payloadSize))
         let sql = "INSERT INTO baseline_inserts(sequence, payload) VALUES (?, ?)"
         let clock = ContinuousClock()
-        let start = clock.now
-        for sequence in 0..<max(0, transactions) {
+        var start = clock.now
+        for sequence in 0..<max(0, warmUp) + max(0, transactions) {
+            if sequence == max(0, warmUp) { start = clock.now }
             do {
                 try connection.transaction(.immediate) {
                     let insert = try connection.cachedStatement(sql)
