@@ -53,20 +53,28 @@ enum EngineBenchmarks {
         }
     }
 
-    /// Runs `instances` instances of an `steps`-step sequence concurrently; returns steps/s.
-    static func stepsPerSecond(
-        instances: Int, steps: Int, durability: EngineConfiguration.Durability, timeline: Timeline? = nil,
-        handlerExecution: EngineConfiguration.HandlerExecution = .sharedPool
-    ) async throws -> Double {
-        let path = temporaryPath()
-        defer { remove(path) }
+    /// An engine for the throughput runs on a new database file: room for `instances` instances
+    /// with a handler call each in flight, no step limit. The caller removes the file.
+    static func openThroughputEngine(
+        instances: Int, durability: EngineConfiguration.Durability, handlerExecution: EngineConfiguration.HandlerExecution
+    ) throws -> (StepwiseEngine, path: String) {
         var configuration = EngineConfiguration()
         configuration.durability = durability
         configuration.maxConcurrentSteps = UInt32(max(4, instances))
         configuration.maxConcurrentInstances = UInt32(instances + 10)
         configuration.maxStepsPerInstance = 0
         configuration.handlerExecution = handlerExecution
-        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
+        let path = temporaryPath()
+        return (try StepwiseEngine(databasePath: path, configuration: configuration), path)
+    }
+
+    /// Runs `instances` instances of an `steps`-step sequence concurrently; returns steps/s.
+    static func stepsPerSecond(
+        instances: Int, steps: Int, durability: EngineConfiguration.Durability, timeline: Timeline? = nil,
+        handlerExecution: EngineConfiguration.HandlerExecution = .sharedPool
+    ) async throws -> Double {
+        let (engine, path) = try openThroughputEngine(instances: instances, durability: durability, handlerExecution: handlerExecution)
+        defer { remove(path) }
         // Completion is detected from the handler calls, not with a listener: a listener persists
         // its cursor after every event, which is its own cost, not the cost of a durable step.
         let done = Completions(target: instances * steps)
@@ -132,15 +140,8 @@ enum EngineBenchmarks {
         instances: Int, steps: Int, waves: Int, durability: EngineConfiguration.Durability = .normal,
         handlerExecution: EngineConfiguration.HandlerExecution, report: ((Int, Double) -> Void)? = nil
     ) async throws -> Double {
-        let path = temporaryPath()
+        let (engine, path) = try openThroughputEngine(instances: instances, durability: durability, handlerExecution: handlerExecution)
         defer { remove(path) }
-        var configuration = EngineConfiguration()
-        configuration.durability = durability
-        configuration.maxConcurrentSteps = UInt32(max(4, instances))
-        configuration.maxConcurrentInstances = UInt32(instances + 10)
-        configuration.maxStepsPerInstance = 0
-        configuration.handlerExecution = handlerExecution
-        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
         let calls = Mutex<(count: Int, target: Int, waiter: CheckedContinuation<Void, Never>?)>((0, 0, nil))
         await engine.registerHandler("bench") { _ in
             let waiter = calls.withLock { c -> CheckedContinuation<Void, Never>? in
