@@ -56,11 +56,12 @@ public struct EngineConfiguration: Sendable, Hashable {
     public var allowInsecureLocalhost: Bool = false
     /// Commit durability.
     public var durability: Durability = .normal
-    /// Where handler calls start: on Swift's shared cooperative pool (the default) or on the
+    /// Where handler calls run: on Swift's shared cooperative pool (the default) or on the
     /// engine's own thread (opt-in: faster hand-offs for handlers that only await).
     public var handlerExecution: HandlerExecution = .sharedPool
 
-    /// Where handler calls run until they suspend.
+    /// Where handler calls run: the executor preference of their tasks, so a handler's own code
+    /// runs there before and after each `await` (code on another actor runs on that actor).
     public enum HandlerExecution: String, Sendable, Hashable {
         /// On the engine's thread: the fastest for handlers that await I/O; a handler that
         /// computes or blocks holds up every instance while it does, so it is not the default.
