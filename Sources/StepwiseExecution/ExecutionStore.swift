@@ -89,17 +89,27 @@ public protocol ExecutionStore: AnyObject {
     ///   unique constraint (a live dedup key, an existing instance id) refuses it.
     func commit(_ batch: StoreBatch) throws(StepwiseError)
 
-    /// Does deferred storage work now: the engine calls it when it has nothing to run (idle,
-    /// paused, shut down). What was committed is durable either way; a store that defers
+    /// Does all deferred storage work now: the engine calls it when it pauses, shuts down or
+    /// ends a background window. What was committed is durable either way; a store that defers
     /// nothing does nothing.
     ///
     /// - Throws: ``StepwiseError`` `storage`; the deferred work stays and is retried.
     func settle() throws(StepwiseError)
+
+    /// Does the deferred work worth doing at a moment the engine has nothing to run (it may be
+    /// busy again a moment later): for example when enough has piled up. ``settle()`` does all
+    /// of it.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`; the deferred work stays and is retried.
+    func idle() throws(StepwiseError)
 }
 
 extension ExecutionStore {
     /// Nothing is deferred by default.
     public func settle() throws(StepwiseError) {}
+
+    /// Nothing is deferred by default.
+    public func idle() throws(StepwiseError) {}
 }
 
 /// A stored sequence version's metadata.

@@ -51,8 +51,8 @@ extension StepwiseEngine {
         }
         if let channelDue { deadline = min(deadline ?? channelDue, channelDue) }
         if let deadline { armTimer(at: deadline) }
-        // Nothing runs: the store does its deferred work now rather than in a later commit.
-        if inFlight.isEmpty && !wakePending && !storageFailed { try? store.settle() }
+        // Nothing runs: the store may do deferred work now rather than in a later commit.
+        if inFlight.isEmpty && !wakePending && !storageFailed { try? store.idle() }
         await waitForWake()
         return isRunning && !isCrashed
     }

@@ -78,7 +78,24 @@ extension SQLiteExecutionStore {
         return try s.step() ? s.int64(at: 0) : 0
     }
 
-    /// Writes the change log to its tables now (the engine calls this when it goes idle).
+    /// Change-log records from which an idle engine has the log folded.
+    static let idleFoldRecords = 256
+    /// Change-log bytes from which an idle engine has the log folded.
+    static let idleFoldBytes = 1 << 20
+
+    /// Folds the change log when it holds at least ``idleFoldRecords`` records or
+    /// ``idleFoldBytes`` bytes. A fold costs a transaction and some pages whatever its size,
+    /// so an engine that goes idle between short bursts folds every few bursts rather than after
+    /// each; reads still fold first, and opening the file folds what is left.
+    ///
+    /// - Throws: ``StepwiseError`` `storage` (the log stays and is folded later).
+    public func idle() throws(StepwiseError) {
+        guard logRecords >= Self.idleFoldRecords || logBytes >= Self.idleFoldBytes else { return }
+        try settle()
+    }
+
+    /// Writes the change log to its tables now (the engine calls this when it pauses or shuts
+    /// down, and reads of the tables call it first).
     ///
     /// - Throws: ``StepwiseError`` `storage` (the log stays and is folded later).
     public func settle() throws(StepwiseError) {

@@ -315,6 +315,27 @@ import Testing
         }
     }
 
+    @Test func anIdleEngineHasTheLogFoldedOnceEnoughPiledUp() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            func step(_ n: Int) throws {
+                var batch = StoreBatch()
+                batch.instances = [record(Self.first, steps: n, dedupKey: "k")]
+                try store.commit(batch)
+            }
+            for n in 1...3 { try step(n) }
+            try store.idle()
+            #expect(try count(path, "change_log") == 3, "a short burst stays logged")
+            for n in 4...SQLiteExecutionStore.idleFoldRecords { try step(n) }
+            try store.idle()
+            #expect(try count(path, "change_log") == 0)
+            try step(1_000)
+            try store.settle()
+            #expect(try count(path, "change_log") == 0, "settle folds whatever is there")
+            #expect(try store.loadInstance(Self.first)?.0.stepsExecuted == 1_000)
+        }
+    }
+
     @Test func recordsRoundTripAndDamageIsNamed() throws {
         let writes = [
             SQLiteRowWrite(statement: .setMetadata, values: [.text("ké"), .text("v")]),
