@@ -175,7 +175,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseEndToEndTests",
-            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTesting"],
+            dependencies: ["Stepwise", "StepwiseTool", "StepwiseTesting", "StepwiseTorture"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -112,16 +112,16 @@ public struct TortureHarness: Sendable {
     }
 
     func runChild(files: TortureFiles, crash: CrashPoint?, run: Int) throws -> ChildOutcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["torture-child", "--dir", files.directory, "--run", String(run)]
-            + (crash.map { ["--crash", $0.description] } ?? [])
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL { return .killed }
-        return process.terminationStatus == 0 ? .finished : .failed(process.terminationStatus)
+        let child = try ChildProcess(
+            executable: executable,
+            arguments: ["torture-child", "--dir", files.directory, "--run", String(run)]
+                + (crash.map { ["--crash", $0.description] } ?? []))
+        switch child.wait() {
+        case .signalled(SIGKILL): return .killed
+        case .exited(0): return .finished
+        case .exited(let status): return .failed(status)
+        case .signalled(let signal): return .failed(128 + signal)
+        }
     }
 
     /// Final state, outputs and data per dedup key (children by their parent's key and step).

@@ -1,6 +1,7 @@
 import Foundation
 import Stepwise
 import StepwiseTesting
+import StepwiseTorture
 import Testing
 
 /// The path of the `stepwise` executable built next to the test bundle.
@@ -9,16 +10,9 @@ func stepwiseExecutablePath() throws -> String { try stepwiseExecutable().path }
 /// The `stepwise` executable built next to the test bundle.
 private func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 
-/// Runs the crash child and returns its termination status and reason.
-private func runChild(_ arguments: [String]) throws -> (status: Int32, signalled: Bool) {
-    let process = Process()
-    process.executableURL = try stepwiseExecutable()
-    process.arguments = ["crash-child"] + arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+/// Runs the crash child to its end.
+private func runChild(_ arguments: [String]) throws -> ChildProcess.Termination {
+    try ChildProcess(executable: stepwiseExecutable().path, arguments: ["crash-child"] + arguments).wait()
 }
 
 /// Handler invocations logged by the child: (step, idempotency key).
@@ -46,11 +40,11 @@ struct ProcessKillTests {
         let log = dir.appendingPathComponent("handlers.log").path
 
         let killed = try runChild(["--db", db, "--log", log, "--kill-at", killAt])
-        #expect(killed.signalled && killed.status == SIGKILL, "the child must die by SIGKILL")
+        #expect(killed == .signalled(SIGKILL), "the child must die by SIGKILL")
         let beforeResume = invocations(log)
 
         let resumed = try runChild(["--db", db, "--log", log])
-        #expect(!resumed.signalled && resumed.status == 0)
+        #expect(resumed == .exited(0))
         let all = invocations(log)
 
         // Every step ran, each re-run carried the same idempotency key as its first call.

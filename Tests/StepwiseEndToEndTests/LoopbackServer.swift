@@ -1,6 +1,8 @@
 import Foundation
 import Stepwise
 import StepwiseTesting
+import StepwiseTorture
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -10,20 +12,14 @@ func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 
 /// Runs `stepwise ARGUMENTS` to completion.
 ///
-/// - Returns: the exit status and standard output.
+/// - Returns: the exit status (128 + the signal when one ended it) and standard output.
 @discardableResult
-func runStepwise(_ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = try stepwiseExecutable()
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+func runStepwise(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    let (termination, output) = try ChildProcess.run(try stepwiseExecutable().path, arguments)
+    switch termination {
+    case .exited(let status): return (status, output)
+    case .signalled(let signal): return (128 + signal, output)
+    }
 }
 
 /// A scratch folder for one test: the server's database, the publish directory, device databases.
@@ -47,7 +43,7 @@ final class Workspace: Sendable {
         let sources = root.appendingPathComponent("sources")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: path("root.key")) {
-            let keygen = try runStepwise(["keygen", "root", "--out", root.path], in: root)
+            let keygen = try runStepwise(["keygen", "root", "--out", root.path])
             guard keygen.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
         var files: [String] = []
@@ -57,17 +53,18 @@ final class Workspace: Sendable {
             files.append(file.path)
         }
         let published = try runStepwise(
-            ["publish", "--key", path("root.key"), "--key-id", "root-1", "--out", path("publish")] + files, in: root)
+            ["publish", "--key", path("root.key"), "--key-id", "root-1", "--out", path("publish")] + files)
         guard published.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return try String(contentsOfFile: path("root.pub"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
 /// A real `stepwise serve` process on a loopback port, killed (SIGKILL) at the end.
-final class ServerProcess: @unchecked Sendable {
+final class ServerProcess: Sendable {
     static let apiKey = "e2e-tenant-key-0001"
-    let process = Process()
+    let child: ChildProcess
     let port: Int
+    private let isRunning = Mutex(true)
 
     /// Starts `stepwise serve` and waits until it prints the port it listens on.
     ///
@@ -76,7 +73,6 @@ final class ServerProcess: @unchecked Sendable {
     ///   - port: 0 picks a free one; a port number restarts on the same one.
     ///   - credentials: `ID=SECRET` values for step delegations.
     init(workspace: Workspace, port: Int = 0, credentials: [String] = []) throws {
-        process.executableURL = try stepwiseExecutable()
         var arguments = [
             "serve", "--port", String(port), "--db", workspace.path("server.db"), "--api-key", Self.apiKey,
         ]
@@ -84,39 +80,36 @@ final class ServerProcess: @unchecked Sendable {
             arguments += ["--publish-dir", workspace.path("publish")]
         }
         for credential in credentials { arguments += ["--credential", credential] }
-        process.arguments = arguments
-        process.currentDirectoryURL = workspace.root
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let output = workspace.path("server-\(UUID().uuidString).out")
+        child = try ChildProcess(executable: try stepwiseExecutable().path, arguments: arguments, outputFile: output)
         // The first line: "Stepwise sync server listening on http://127.0.0.1:PORT/".
         var text = ""
-        let reader = pipe.fileHandleForReading
         let deadline = Date().addingTimeInterval(60)
         while !text.contains("\n"), Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
+            Thread.sleep(forTimeInterval: 0.01)
+            text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         }
         guard let range = text.range(of: "http://127.0.0.1:"),
             let bound = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
-            process.terminate()
+            child.send(SIGKILL)
+            _ = child.wait()
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "server did not start: \(text)"])
         }
         self.port = bound
-        // Keep draining standard output so the server never blocks on a full pipe.
-        reader.readabilityHandler = { handle in _ = handle.availableData }
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Kills the server as a crash would.
     func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let wasRunning = isRunning.withLock { running -> Bool in
+            defer { running = false }
+            return running
+        }
+        guard wasRunning else { return }
+        child.send(SIGKILL)
+        _ = child.wait()
     }
 
     deinit { kill() }
