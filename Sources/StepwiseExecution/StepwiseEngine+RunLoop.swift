@@ -12,13 +12,23 @@ extension StepwiseEngine {
         }
     }
 
+    /// How long a pass waits for the results of handler calls still out, to commit them
+    /// together.
+    static let groupCommitWindow: Duration = .microseconds(100)
+
     /// One iteration of the run loop: a pass, then sleep until woken or the next timer.
     private func loopIteration() async -> Bool {
         guard isRunning, !isCrashed else { return false }
-        // Group commit: let handler results already queued on the actor land in the inbox first,
-        // so one transaction records all of them.
+        // Group commit: while other handler calls are still out, give them up to 100 µs (real
+        // time: it only groups commits, it decides nothing) to land in the inbox too, so one
+        // transaction records them all. A lone call (one instance's next step) never waits.
         if !inFlight.isEmpty {
-            for _ in 0..<2 { await Task.yield() }
+            let deadline = ContinuousClock.now + Self.groupCommitWindow
+            var yields = 0
+            repeat {
+                await Task.yield()
+                yields += 1
+            } while !inFlight.isEmpty && yields < 64 && ContinuousClock.now < deadline
             // pause() may have run meanwhile: it must never be followed by a dispatch.
             guard isRunning, !isCrashed else { return false }
         }
