@@ -26,6 +26,11 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func loadInstance(_ id: InstanceID) throws(StepwiseError) -> (InstanceRecord, [Node])?
 
+    /// Whether an instance with this id is stored, whatever its state.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func containsInstance(_ id: InstanceID) throws(StepwiseError) -> Bool
+
     /// The live instance holding `dedupKey`, if any.
     ///
     /// - Throws: ``StepwiseError`` `storage`.
@@ -105,6 +110,9 @@ public protocol ExecutionStore: AnyObject {
 }
 
 extension ExecutionStore {
+    /// Loads the instance to find out.
+    public func containsInstance(_ id: InstanceID) throws(StepwiseError) -> Bool { try loadInstance(id) != nil }
+
     /// Nothing is deferred by default.
     public func settle() throws(StepwiseError) {}
 

@@ -369,8 +369,8 @@ public actor StepwiseEngine {
             }
         }
         let id = options.instanceId ?? InstanceID.random(using: &random)
-        let existing = try store.loadInstance(id)
-        if live[id] != nil || existing != nil {
+        let exists = live[id] != nil ? true : try store.containsInstance(id)
+        if exists {
             throw StepwiseError(.conflict, "instance \(id) already exists", context: ["instance_id": .string(id.rawValue)])
         }
         let now = clock.now()

@@ -300,6 +300,16 @@ public final class SQLiteExecutionStore: ExecutionStore {
         }
     }
 
+    public func containsInstance(_ id: InstanceID) throws(StepwiseError) -> Bool {
+        // No fold first: the change log only changes rows that are stored, it never adds one.
+        try run("cannot look up instance \(id)") { () throws(SQLiteError) -> Bool in
+            let statement = try connection.cachedStatement("SELECT 1 FROM instances WHERE id = ?")
+            defer { statement.reset() }
+            try statement.bind(id.rawValue, at: 1)
+            return try statement.step()
+        }
+    }
+
     public func instanceHolding(dedupKey: String) throws(StepwiseError) -> InstanceID? {
         // Reads see the tables: write the change log to them first.
         try settle()

@@ -4,6 +4,36 @@ import Testing
 
 @Suite("Engine API through the public module")
 struct EngineAPITests {
+    @Test func anInstanceIdAlreadyUsedIsAConflictLiveOrStored() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let id = InstanceID(rawValue: "00000000-0000-4000-8000-00000000abcd")!
+        do {
+            let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+            _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+            #expect(try await engine.start("approval", options: StartOptions(instanceId: id)) == id)
+            let live = await #expect(throws: StepwiseError.self) {
+                try await engine.start("approval", options: StartOptions(instanceId: id))
+            }
+            #expect(live?.code == .conflict)
+            #expect(live?.message == "instance \(id) already exists")
+            try await engine.cancelInstance(id)
+            try await runToRest(engine, clock: clock)
+            await engine.shutdown()
+        }
+        // Reopened, the finished instance is only in the store.
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        let stored = await #expect(throws: StepwiseError.self) {
+            try await engine.start("approval", options: StartOptions(instanceId: id))
+        }
+        #expect(stored?.code == .conflict)
+        #expect(try await engine.instance(id).state == .cancelled)
+        let other = InstanceID(rawValue: "00000000-0000-4000-8000-00000000abce")!
+        #expect(try await engine.start("approval", options: StartOptions(instanceId: other)) == other)
+        await engine.shutdown()
+    }
+
     @Test func startRunWaitCompleteAndFinish() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }

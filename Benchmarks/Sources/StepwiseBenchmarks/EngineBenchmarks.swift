@@ -109,10 +109,10 @@ enum EngineBenchmarks {
     static func profile(
         instances: Int, steps: Int, runs: Int, handlerExecution: EngineConfiguration.HandlerExecution
     ) async throws {
-        // One instance at a time on one open engine: the steady state.
-        if instances == 0 {
+        // Waves on one open engine: the steady state (`warm`: one instance a wave, `warmc`: 100).
+        if instances <= 0 {
             let rate = try await steadyStepsPerSecond(
-                instances: 1, steps: steps, waves: runs, handlerExecution: handlerExecution
+                instances: instances == 0 ? 1 : -instances, steps: steps, waves: runs, handlerExecution: handlerExecution
             ) { wave, rate in
                 if wave % 10 == 0 || runs < 20 { print(String(format: "%.0f steps/s", rate)) }
             }

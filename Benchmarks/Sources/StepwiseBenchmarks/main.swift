@@ -14,15 +14,15 @@ if CommandLine.arguments.dropFirst().contains("sync") {
     SyncBenchmarks.printTable(try await SyncBenchmarks.run())
     exit(0)
 }
-// `stepwise-benchmarks engine-profile b|c|warm [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
+// `stepwise-benchmarks engine-profile b|c|warm|warmc [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
 // throughput figure alone, for a profiler (STEPS, 100 by default, makes each run longer; `warm`
-// runs one instance after another on one open engine).
+// runs one instance after another on one open engine, `warmc` waves of 100).
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "engine-profile" {
     let runs = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 5 : 5
     let mode = CommandLine.arguments.count > 4
         ? EngineConfiguration.HandlerExecution(rawValue: CommandLine.arguments[4]) ?? .sharedPool : .sharedPool
     let steps = CommandLine.arguments.count > 5 ? Int(CommandLine.arguments[5]) ?? 100 : 100
-    let instances = ["warm": 0, "c": 100][CommandLine.arguments[2]] ?? 1
+    let instances = ["warm": 0, "warmc": -100, "c": 100][CommandLine.arguments[2]] ?? 1
     try await EngineBenchmarks.profile(instances: instances, steps: steps, runs: runs, handlerExecution: mode)
     exit(0)
 }
