@@ -1,3 +1,5 @@
+import StepwiseJSON
+
 /// A proleptic-Gregorian date and wall-clock time with a UTC offset, computed by hand (no
 /// Foundation): the basis of `now()`, `format_date()` and `day_of_week()`.
 struct CivilTime: Sendable, Hashable {
@@ -37,48 +39,16 @@ struct CivilTime: Sendable, Hashable {
             rest += msPerDay
             days -= 1
         }
-        let date = Self.civil(fromDays: days)
+        let date = CivilCalendar.date(fromDays: days)
         self.init(
-            year: date.year, month: date.month, day: date.day,
+            year: date.year, month: Int(date.month), day: Int(date.day),
             hour: Int(rest / 3_600_000), minute: Int(rest / 60_000 % 60), second: Int(rest / 1000 % 60),
             millisecond: Int(rest % 1000))
     }
 
-    /// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
+    /// Days since 1970-01-01 of a civil date.
     static func days(fromCivil year: Int64, _ month: Int, _ day: Int) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let m = Int64(month)
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The civil date of a day count since 1970-01-01.
-    static func civil(fromDays z0: Int64) -> (year: Int64, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (y + (m <= 2 ? 1 : 0), Int(m), Int(d))
-    }
-
-    static func isLeapYear(_ y: Int64) -> Bool {
-        (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-    }
-
-    static func daysInMonth(_ y: Int64, _ m: Int) -> Int {
-        switch m {
-        case 2: isLeapYear(y) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+        CivilCalendar.days(year: year, month: Int64(month), day: Int64(day))
     }
 
     /// ISO weekday of the wall-clock date: 1 = Monday … 7 = Sunday.
@@ -173,7 +143,7 @@ struct CivilTime: Sendable, Hashable {
             return nil
         }
         guard i == b.count else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(Int64(year), month), hour <= 23, minute <= 59,
+        guard (1...12).contains(month), day >= 1, Int64(day) <= CivilCalendar.daysInMonth(year: Int64(year), month: Int64(month)), hour <= 23, minute <= 59,
             second <= 60
         else { return nil }
         return CivilTime(
