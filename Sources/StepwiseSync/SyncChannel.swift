@@ -135,11 +135,19 @@ public struct SyncChannel: SyncChannelDriver {
                 // Skipped commands cannot be acked and ignored ones come again: both still count
                 // as "the server had commands", as every element of `commands` did before.
                 hadCommands = hadCommands || response.receivedCommands > 0
+                var queuedAcks = false
                 for command in response.commandValues {
                     let outcome = await engine.executeSyncCommand(command)
-                    if outcome.kind == .done || outcome.kind == .rejected { result.commandsExecuted += 1 }
+                    if outcome.kind == .done || outcome.kind == .rejected {
+                        result.commandsExecuted += 1
+                        queuedAcks = true
+                    }
                 }
-                if !draft.hasMore && response.receivedCommands == 0 { break }
+                // Another request follows at once only when rows remain (§2.2): rows this one
+                // could not take, or the acks and results of the commands just executed. Commands
+                // that wrote nothing (skipped, or a transient failure the server re-delivers)
+                // would only come back again.
+                if !draft.hasMore && !queuedAcks { break }
             }
             // A push that arrived before this round trip started is now served.
             var values = [(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")]

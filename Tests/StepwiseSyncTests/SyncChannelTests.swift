@@ -79,6 +79,20 @@ struct SyncChannelTests {
         await engine.shutdown()
     }
 
+    @Test func commandsThatWriteNothingDoNotRepeatTheRequest() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        // A server that keeps sending an element that is not a command (no id): it cannot be
+        // acknowledged, so asking again at once would only bring it back, 10 times a cycle.
+        for _ in 0..<10 { transport.answer(200, ["commands": [["type": "cancel_instance"]], "sync_interval_secs": 30]) }
+        let result = try await engine.syncChannel()
+        #expect(result.succeeded && result.commandsExecuted == 0)
+        #expect(result.requests == 1, "one request, not a loop")
+        await engine.shutdown()
+    }
+
     @Test func failuresKeepEveryRowAndBackOff() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
