@@ -64,16 +64,7 @@ final class InstanceRuntime {
 
     /// Replaces the record. An object whose storage is not the current one's was changed (a
     /// copy written to): it is marked as changed whole.
-    func replaceRecord(_ newValue: InstanceRecord) {
-        if !newValue.data.sharesStorage(with: record.data) {
-            objectChanges.data = nil
-            knownDataBytes = nil
-        }
-        if !newValue.config.sharesStorage(with: record.config) { objectChanges.config = nil }
-        if !newValue.outputs.sharesStorage(with: record.outputs) { objectChanges.outputs = nil }
-        record = newValue
-        recordDirty = true
-    }
+    func replaceRecord(_ newValue: InstanceRecord) { updateRecord { $0 = newValue } }
 
     /// Changes the record in place (no copy of it). An object `body` changes is marked as
     /// changed whole (the copies held here make a change to one give it new storage).
@@ -130,6 +121,7 @@ final class InstanceRuntime {
     private static func memberBytes(_ key: String, _ value: JSONValue) -> Int {
         (JSONWriter.byteCount(.string(key)) ?? 0) + 1 + (JSONWriter.byteCount(value) ?? 0)
     }
+
     var root: Node { nodes[0] }
     var allNodes: [Node] { nodes }
 

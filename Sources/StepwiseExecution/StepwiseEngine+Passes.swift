@@ -424,8 +424,7 @@ extension StepwiseEngine {
         inFlight = [:]
         loopTask?.cancel()
         timerTask?.cancel()
-        wakeContinuation?.resume()
-        wakeContinuation = nil
+        wakeSignal.signal()
     }
 }
 

@@ -329,6 +329,12 @@ extension SQLiteExecutionStore {
     ///   is not well-formed.
     func foldedWrites(_ records: [[SQLiteRowWrite]]) throws(SQLiteError) -> [SQLiteRowWrite] {
         var objects: [SQLiteValue: [Int: ObjectVersion]] = [:]
+        // The stored rows' object columns, read once per instance when first needed.
+        var stored: [SQLiteValue: [Int: [UInt8]]] = [:]
+        func storedColumn(_ column: Int, of id: SQLiteValue) throws(SQLiteError) -> [UInt8] {
+            if stored[id] == nil { stored[id] = try storedObjectColumns(of: id) }
+            return stored[id]?[column] ?? []
+        }
         for writes in records {
             for write in writes where write.statement == .upsertInstance {
                 let id = write.values[0]
@@ -345,7 +351,7 @@ extension SQLiteExecutionStore {
                         switch columns.removeValue(forKey: column) {
                         case .decoded(let decoded)?: object = decoded
                         case .encoded(let bytes)?: object = try ObjectVersion.object(bytes, instance: id)
-                        case nil: object = try ObjectVersion.object(try storedObjectColumn(column, of: id), instance: id)
+                        case nil: object = try ObjectVersion.object(try storedColumn(column, of: id), instance: id)
                         }
                         try Self.apply(members, to: &object, instance: id)
                         columns[column] = .decoded(object)
@@ -368,7 +374,7 @@ extension SQLiteExecutionStore {
                 if let version = objects[id]?[column] {
                     values[column] = .blob(version.bytes)
                 } else if case .null = values[column] {
-                    values[column] = .blob(try storedObjectColumn(column, of: id))
+                    values[column] = .blob(try storedColumn(column, of: id))
                 }
             }
             result.append(SQLiteRowWrite(statement: .upsertInstance, values: values))
@@ -397,14 +403,17 @@ extension SQLiteExecutionStore {
     }
 
     /// The stored row's object column at write position `column`.
-    private func storedObjectColumn(_ column: Int, of id: SQLiteValue) throws(SQLiteError) -> [UInt8] {
+    /// The stored row's object columns, by their write positions.
+    private func storedObjectColumns(of id: SQLiteValue) throws(SQLiteError) -> [Int: [UInt8]] {
         let s = try connection.cachedStatement("SELECT data, config, outputs FROM instances WHERE id = ?")
         defer { s.reset() }
         try s.bind(id, at: 1)
-        guard try s.step(), let index = Self.objectColumns.firstIndex(of: column) else {
+        guard try s.step() else {
             throw SQLiteError(extendedCode: 11, message: "change log: instance \(id) changes a row that is not stored")
         }
-        return s.blob(at: index)
+        var columns: [Int: [UInt8]] = [:]
+        for (index, column) in Self.objectColumns.enumerated() { columns[column] = s.blob(at: index) }
+        return columns
     }
 
     private static func apply(_ members: String, to object: inout JSONObject, instance: SQLiteValue) throws(SQLiteError) {

@@ -1,4 +1,4 @@
-public import StepwiseExecution
+import StepwiseExecution
 
 /// What an ``SQLiteExecutionStore`` remembers of an instance row it wrote or read: that it is
 /// stored (an update cannot fail the id constraint) and the values an update may not change

@@ -104,15 +104,16 @@ enum EngineBenchmarks {
         return Double(instances * steps) / seconds
     }
 
-    /// Repeats the throughput figure of `instances` instances of a 100-step sequence, printing
-    /// each run's steps/s: a steady workload to attach a profiler to.
+    /// Repeats the throughput figure of `instances` instances of a `steps`-step sequence,
+    /// printing each run's steps/s: a steady workload to attach a profiler to. `steady` runs the
+    /// runs as waves on one open engine (``steadyStepsPerSecond(instances:steps:waves:durability:handlerExecution:report:)``),
+    /// otherwise each on a new database.
     static func profile(
-        instances: Int, steps: Int, runs: Int, handlerExecution: EngineConfiguration.HandlerExecution
+        instances: Int, steps: Int, runs: Int, steady: Bool, handlerExecution: EngineConfiguration.HandlerExecution
     ) async throws {
-        // Waves on one open engine: the steady state (`warm`: one instance a wave, `warmc`: 100).
-        if instances <= 0 {
+        if steady {
             let rate = try await steadyStepsPerSecond(
-                instances: instances == 0 ? 1 : -instances, steps: steps, waves: runs, handlerExecution: handlerExecution
+                instances: instances, steps: steps, waves: runs, handlerExecution: handlerExecution
             ) { wave, rate in
                 if wave % 10 == 0 || runs < 20 { print(String(format: "%.0f steps/s", rate)) }
             }

@@ -22,8 +22,10 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "engine-profile
     let mode = CommandLine.arguments.count > 4
         ? EngineConfiguration.HandlerExecution(rawValue: CommandLine.arguments[4]) ?? .sharedPool : .sharedPool
     let steps = CommandLine.arguments.count > 5 ? Int(CommandLine.arguments[5]) ?? 100 : 100
-    let instances = ["warm": 0, "warmc": -100, "c": 100][CommandLine.arguments[2]] ?? 1
-    try await EngineBenchmarks.profile(instances: instances, steps: steps, runs: runs, handlerExecution: mode)
+    let figure = CommandLine.arguments[2]
+    try await EngineBenchmarks.profile(
+        instances: figure.hasSuffix("c") ? 100 : 1, steps: steps, runs: runs, steady: figure.hasPrefix("warm"),
+        handlerExecution: mode)
     exit(0)
 }
 // The engine's macro benchmarks (whole async runs on a file database) run on their own:
