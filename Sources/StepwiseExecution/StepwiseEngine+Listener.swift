@@ -17,7 +17,14 @@ extension StepwiseEngine {
         }
     }
 
-    func wakeDelivery() { deliverySignal.signal() }
+    func wakeDelivery() {
+        if let continuation = deliveryContinuation {
+            deliveryContinuation = nil
+            continuation.resume()
+        } else {
+            deliveryWakePending = true
+        }
+    }
 
     /// Delivers every journal entry after the cursor; then waits for more. Returns false to stop.
     private func deliverPendingEvents() async -> Bool {
@@ -29,7 +36,16 @@ extension StepwiseEngine {
         let cursor = (try? store.metadata(Self.listenerCursorKey)).flatMap { $0.flatMap(Int64.init) } ?? 0
         let entries = (try? store.journal(after: cursor, limit: 200)) ?? []
         if entries.isEmpty {
-            await deliverySignal.wait()
+            // Checked inside the body: entering `withCheckedContinuation` can hop executors, and
+            // a wake run in that gap must not be lost.
+            await withCheckedContinuation { continuation in
+                if deliveryWakePending || isShutdown {
+                    deliveryWakePending = false
+                    continuation.resume()
+                } else {
+                    deliveryContinuation = continuation
+                }
+            }
             return true
         }
         for entry in entries {

@@ -424,7 +424,8 @@ extension StepwiseEngine {
         inFlight = [:]
         loopTask?.cancel()
         timerTask?.cancel()
-        wakeSignal.signal()
+        wakeContinuation?.resume()
+        wakeContinuation = nil
     }
 }
 

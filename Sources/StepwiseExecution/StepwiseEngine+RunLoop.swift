@@ -44,7 +44,7 @@ extension StepwiseEngine {
             storageFailed = true
             // A wake that arrived before the pass (a handler result) was for work this pass
             // took and failed to record; it must not cut the back-off short.
-            wakeSignal.clear()
+            wakePending = false
         }
         if hasImmediateWork && !storageFailed { return true }
         let channelDue = await runChannelIfDue()
@@ -62,13 +62,35 @@ extension StepwiseEngine {
         if let channelDue { deadline = min(deadline ?? channelDue, channelDue) }
         if let deadline { armTimer(at: deadline) }
         // Nothing runs: the store may do deferred work now rather than in a later commit.
-        if inFlight.isEmpty && !wakeSignal.isPending && !storageFailed { try? store.idle() }
-        await wakeSignal.wait()
+        if inFlight.isEmpty && !wakePending && !storageFailed { try? store.idle() }
+        await waitForWake()
         return isRunning && !isCrashed
     }
 
     /// Wakes the run loop (new work arrived).
-    func wake() { wakeSignal.signal() }
+    func wake() {
+        if let continuation = wakeContinuation {
+            wakeContinuation = nil
+            continuation.resume()
+        } else {
+            wakePending = true
+        }
+    }
+
+    /// Sleeps until ``wake()``, or returns at once when a wake came first.
+    ///
+    /// The check is made inside the continuation's body: entering `withCheckedContinuation` can
+    /// hop executors, and a wake run in that gap must not be lost.
+    private func waitForWake() async {
+        await withCheckedContinuation { continuation in
+            if wakePending {
+                wakePending = false
+                continuation.resume()
+            } else {
+                wakeContinuation = continuation
+            }
+        }
+    }
 
     private func armTimer(at deadline: Int64) {
         if let armed = armedDeadline, armed <= deadline, timerTask != nil { return }
@@ -116,7 +138,8 @@ extension StepwiseEngine {
         timerTask?.cancel()
         timerTask = nil
         deliveryTask?.cancel()
-        deliverySignal.signal()
+        deliveryContinuation?.resume()
+        deliveryContinuation = nil
         deliveryTask = nil
         for task in inFlight.values { task.cancel() }
     }

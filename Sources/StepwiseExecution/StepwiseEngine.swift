@@ -102,8 +102,8 @@ public actor StepwiseEngine {
 
     var listener: (any EngineListener)?
     var deliveryTask: Task<Void, Never>?
-    /// Wakes the listener delivery when events were committed.
-    let deliverySignal = WakeSignal()
+    var deliveryContinuation: CheckedContinuation<Void, Never>?
+    var deliveryWakePending = false
     var deliveryGeneration = 0
     var lastHousekeeping: Int64?
     var syncChannelDriver: (any SyncChannelDriver)?
@@ -115,8 +115,8 @@ public actor StepwiseEngine {
     var touchedLastPass: Set<InstanceID> = []
 
     var loopTask: Task<Void, Never>?
-    /// Wakes the run loop when work arrives.
-    let wakeSignal = WakeSignal()
+    var wakeContinuation: CheckedContinuation<Void, Never>?
+    var wakePending = false
     var timerTask: Task<Void, Never>?
     var armedDeadline: Int64?
 
