@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseSchemaTests",
-            dependencies: ["StepwiseTesting", "StepwiseSequences", "StepwiseJSON"],
+            dependencies: ["StepwiseTesting", "StepwiseSequences", "StepwiseJSON", "StepwiseConformance"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -14,6 +14,8 @@ final class CallRecorder: Sendable {
         /// The call held for a `crash_during` action, resumed (throwing) when its task is cancelled.
         var hanging: CheckedContinuation<Void, any Error>?
         var unexpected: [String] = []
+        /// Calls in flight per step id: a `crash_during` armed while one runs crashes at once.
+        var inFlightSteps: [String: Int] = [:]
     }
 
     let state = Mutex(State())
@@ -30,6 +32,11 @@ final class CallRecorder: Sendable {
             }
             return index
         }
+    }
+
+    /// Marks a call of `step` as started or finished.
+    func setInFlight(_ step: String, _ started: Bool) {
+        state.withLock { s in s.inFlightSteps[step, default: 0] += started ? 1 : -1 }
     }
 
     /// Whether this call must hang until the engine is dropped (a `crash_during` action).
@@ -73,6 +80,8 @@ struct ScriptedHandler: StepHandler {
 
     func execute(_ context: StepContext) async throws -> JSONValue {
         let index = recorder.record(handler: name, step: context.stepId, params: context.params)
+        recorder.setInFlight(context.stepId, true)
+        defer { recorder.setInFlight(context.stepId, false) }
         if recorder.shouldHangForCrash(step: context.stepId) {
             // Stay in flight until the runner drops the engine (which cancels this task).
             try await recorder.hangUntilCancelled()

@@ -20,10 +20,15 @@ public struct ConformanceCase: Sendable {
 
 /// A sequence case: sequences, handlers, host actions and expectations.
 public struct SequenceCase: Sendable {
-    /// The sequence started, as JSON (re-encoded to bytes for loading).
+    /// The sequence started, as JSON.
     public let sequence: JSONValue
+    /// The sequence's bytes as written in the case file, which the engine loads (so size
+    /// limits, nesting and byte offsets are those of the text the author wrote).
+    public let sequenceBytes: [UInt8]
     /// Extra sequences loaded first (sub_sequence targets).
     public let extraSequences: [JSONValue]
+    /// The extra sequences' bytes as written, in the same order.
+    public let extraSequenceBytes: [[UInt8]]
     /// The instance id to start with, when given.
     public let instanceID: String?
     /// The start input.

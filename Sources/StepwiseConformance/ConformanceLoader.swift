@@ -38,28 +38,42 @@ public enum ConformanceLoader {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ConformanceInputError(file: file, message: "cannot read the file")
         }
+        let bytes = [UInt8](data)
         let document: JSONValue
         do {
-            document = try JSONParser.parse([UInt8](data))
+            document = try JSONParser.parse(bytes, limits: .init(maxDepth: caseFileMaxDepth))
         } catch {
             throw ConformanceInputError(file: file, message: "not JSON: \(error)")
         }
         let objects: [JSONValue]
+        // Where each case object is in the file, to hand its sequences to the engine as written.
+        let whole = JSONSpans.value(in: bytes, from: 0)
+        var spans: [Range<Int>?]
         if case .array(let list)? = document["cases"] {
             objects = list
+            let listSpan = whole.flatMap { JSONSpans.member("cases", in: bytes, of: $0) }
+            let elements = listSpan.flatMap { JSONSpans.elements(in: bytes, of: $0) }
+            spans = elements?.count == list.count ? elements!.map(Optional.some) : Array(repeating: nil, count: list.count)
         } else if document["expr"] != nil || document["sequence"] != nil {
             objects = [document]
+            spans = [whole]
         } else {
             throw ConformanceInputError(file: file, message: "not a case: expected a case object or {\"cases\": [...]}")
         }
         var result: [ConformanceCase] = []
         for (i, object) in objects.enumerated() {
-            result.append(try parseCase(object, file: file, index: i))
+            result.append(try parseCase(object, file: file, index: i, bytes: bytes, span: spans[i]))
         }
         return result
     }
 
-    static func parseCase(_ object: JSONValue, file: String, index: Int) throws(ConformanceInputError) -> ConformanceCase {
+    /// The deepest nesting read in a case file: well past the engine's 256 (SEMANTICS §1.1), so
+    /// a case can hold a sequence nested too deeply and expect `too_deep_json` from the load.
+    public static let caseFileMaxDepth = 1_024
+
+    static func parseCase(
+        _ object: JSONValue, file: String, index: Int, bytes: [UInt8] = [], span: Range<Int>? = nil
+    ) throws(ConformanceInputError) -> ConformanceCase {
         guard case .object(let o) = object else {
             throw ConformanceInputError(file: file, message: "case \(index) is not an object")
         }
@@ -96,11 +110,17 @@ public enum ConformanceLoader {
         if case .object(let h)? = o["handlers"] {
             for (k, v) in h { handlers[k] = v.arrayValue ?? [v] }
         }
+        let extras = o["sequences"]?.arrayValue ?? []
+        // The bytes as written where the file locates them, else the re-encoded value.
+        let sequenceSpan = span.flatMap { JSONSpans.member("sequence", in: bytes, of: $0) }
+        let extraSpans = span.flatMap { JSONSpans.member("sequences", in: bytes, of: $0) }.flatMap { JSONSpans.elements(in: bytes, of: $0) }
+        let sequenceBytes = sequenceSpan.map { Array(bytes[$0]) } ?? JSONWriter.bytes(sequence)
+        let extraBytes = extraSpans?.count == extras.count ? extraSpans!.map { Array(bytes[$0]) } : extras.map { JSONWriter.bytes($0) }
         return ConformanceCase(
             file: file, name: name,
             kind: .sequence(
                 SequenceCase(
-                    sequence: sequence, extraSequences: o["sequences"]?.arrayValue ?? [],
+                    sequence: sequence, sequenceBytes: sequenceBytes, extraSequences: extras, extraSequenceBytes: extraBytes,
                     instanceID: o["instance_id"]?.stringValue, input: o["input"] ?? .object(JSONObject()),
                     handlers: handlers, actions: o["actions"]?.arrayValue ?? [], expect: expect)))
     }

@@ -78,7 +78,7 @@ struct Expectations {
                 }
             case "error_contains":
                 let message = snapshot.error?.message ?? ""
-                if let s = expected.stringValue, !message.contains(s) {
+                if let s = expected.stringValue, !s.isEmpty, !message.contains(s) {
                     failures.append("error \"\(message)\" does not contain \"\(s)\"")
                 }
             case "load_error":

@@ -50,6 +50,7 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `storage`.
     public func deviceContext() throws(StepwiseError) -> DeviceContext? {
+        try checkOpen()
         guard let text = try store.metadata(Self.deviceContextKey), let json = try? JSONParser.parse(text) else { return nil }
         return DeviceContext(
             deviceId: json["device_id"]?.stringValue ?? "", osName: json["os_name"]?.stringValue ?? "",

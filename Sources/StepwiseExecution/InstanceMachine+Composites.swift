@@ -194,7 +194,10 @@ extension InstanceMachine {
                 }
             }
         }
-        if let seconds = loop.pollIntervalSeconds, seconds > 0, node.progress.iterations < loop.maxIterations {
+        // "A durable pause after each pass" (§2.8), the last one included: the checks before
+        // the next iteration (the cap, then `condition`) come after it, whichever ends the loop.
+        // A truthy `break_on` completed the loop above, without a pause.
+        if let seconds = loop.pollIntervalSeconds, seconds > 0 {
             node = runtime[id]
             node.phase = .polling
             node.dueAt = now + seconds * 1000
@@ -234,6 +237,9 @@ extension InstanceMachine {
         node.progress.nextIndex = 0
         node.progress.activeIterations = []
         runtime[id] = node
+        // The marker exists from entry (as loop's `_iterations: 0` does), so an empty collection
+        // still shows `_total: 0`; each iteration then updates `_index`.
+        setForEachMarker(id, forEach: forEach, index: 0, total: items.count)
         forEachStartIterations(id, forEach: forEach)
     }
 

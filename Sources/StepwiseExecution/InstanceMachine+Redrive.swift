@@ -7,9 +7,13 @@ extension InstanceMachine {
     /// continuing attempt numbers; the error is cleared and the lifetime clock restarts.
     ///
     /// "Cancelled by the failure" means cancelled no earlier than the first failure finished.
+    /// An uncatchable failure (lifetime exceeded, step budget spent) fails no node but the root
+    /// and cancels what was running: those nodes return to work, and the step budget starts
+    /// afresh as the lifetime clock does, or the instance would fail again at once.
     mutating func redrive() {
         let failed = runtime.allNodes.filter { $0.state == .failed && $0.id != .root }
-        guard let failureStart = failed.compactMap(\.finishedAt).min() else { return }
+        guard let failureStart = failed.compactMap(\.finishedAt).min() ?? runtime.root.finishedAt else { return }
+        let uncatchable = failed.isEmpty
         let reset = Set(
             runtime.allNodes.filter { node in
                 node.id != .root && node.parent != nil && isInMainTree(node.id)
@@ -20,6 +24,7 @@ extension InstanceMachine {
         r.error = nil
         r.finishedAt = nil
         r.lifetimeStartedAt = now
+        if uncatchable { r.stepsExecuted = 0 }
         r.hooks = .none
         r.cancelRequested = false
         record = r

@@ -24,6 +24,7 @@ extension InstanceMachine {
         if let when = step.when {
             switch when.evaluate(scope(for: id)) {
             case .error(let message):
+                logStepFailure(id, step: block.id.rawValue, attempt: nil, message: message, code: nil)
                 finish(id, .failed, error: error(at: id, message))
                 return
             case .value(let v) where !v.isTruthy:
@@ -116,7 +117,9 @@ extension InstanceMachine {
             return nil
         }
         let limit = Int(context.configuration.maxStepsPerInstance)
-        if limit > 0 && record.stepsExecuted + 1 > limit {
+        // The budget bounds the instance's own run: on_failure / on_cancel steps run after it
+        // ended (often because the budget was spent) and are not held back by it.
+        if limit > 0 && !record.state.isTerminal && record.stepsExecuted + 1 > limit {
             failInstance("max steps per instance (\(limit)) exceeded")
             return nil
         }
@@ -127,6 +130,7 @@ extension InstanceMachine {
         do {
             params = step.params.isStatic ? step.params.original : try step.params.resolve(scope(for: id, attempt: attempt))
         } catch {
+            logStepFailure(id, step: block.id.rawValue, attempt: attempt, message: error.description, code: nil)
             finish(id, .failed, error: self.error(at: id, error.description))
             drain()
             return nil
@@ -358,7 +362,9 @@ extension InstanceMachine {
             switch acceptInput(id, step: step, payload: output) {
             case .accepted: break
             case .rejected(let message):
-                finish(id, .failed, error: error(at: id, "escalation handler output rejected: \(message)"))
+                let text = "escalation handler output rejected: \(message)"
+                logStepFailure(id, step: block.id.rawValue, attempt: attempt, message: text, code: nil, escalation: true)
+                finish(id, .failed, error: error(at: id, text))
             }
             drain()
             return
@@ -371,6 +377,7 @@ extension InstanceMachine {
         let size = runtime.setDataMember(key, to: output)
         if size > PayloadLimits.maxDataBytes {
             _ = runtime.setDataMember(key, to: previous)
+            logStepFailure(id, step: key, attempt: attempt, message: Self.dataSizeMessage(size), code: nil)
             finish(id, .failed, error: error(at: id, Self.dataSizeMessage(size)))
             drain()
             return
@@ -387,6 +394,7 @@ extension InstanceMachine {
             node.state = .waiting
             node.phase = .awaitingInput
             node.progress.waitID = waitID
+            node.progress.waitOpenedAt = now
             node.dueAt = wait.timeoutMilliseconds.map { now + $0 }
             runtime[id] = node
             var payload: JSONObject = [
@@ -411,6 +419,15 @@ extension InstanceMachine {
 
     static func dataSizeMessage(_ size: Int) -> String {
         "context.data would be \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes)"
+    }
+
+    /// Journals a step failure no handler error reports (a `when` or template error, a wait
+    /// timeout, a rejected escalation output, data over its limit), so the step's history and
+    /// the listener's `onStepFailed` see every way a step fails. No retry follows any of them.
+    mutating func logStepFailure(_ id: NodeID, step: String, attempt: Int?, message: String, code: String?, escalation: Bool = false) {
+        var payload: JSONObject = ["error": .string(message), "code": code.map(JSONValue.string) ?? .null, "will_retry": false]
+        if escalation { payload["escalation"] = true }
+        log(.stepFailed, node: id, step: step, attempt: attempt, .object(payload))
     }
 
     mutating func handlerFailed(_ id: NodeID, attempt: Int, escalation: Bool, failure: AttemptFailure) {
@@ -508,9 +525,9 @@ extension InstanceMachine {
                 effect(.enqueue(id))
             } else {
                 runtime[id] = n
-                finish(
-                    id, .failed,
-                    error: error(at: id, "wait_for_input on step '\(block.id)' timed out after \(timeout) ms", code: "timeout"))
+                let message = "wait_for_input on step '\(block.id)' timed out after \(timeout) ms"
+                logStepFailure(id, step: block.id.rawValue, attempt: n.attempt, message: message, code: "timeout")
+                finish(id, .failed, error: error(at: id, message, code: "timeout"))
             }
         case (.sleeping, .step):
             var n = node
@@ -572,11 +589,27 @@ extension InstanceMachine {
         return .accepted
     }
 
-    /// Open waits of `stepID`, oldest first.
+    /// Open waits of `stepID`, oldest first: by the time each opened, then in tree order.
     func openWaits(of stepID: String) -> [Node] {
-        runtime.activeNodes.filter { node in
-            node.phase == .awaitingInput && runtime.block(of: node.id)?.id.rawValue == stepID
-        }
+        runtime.activeNodes
+            .filter { node in node.phase == .awaitingInput && runtime.block(of: node.id)?.id.rawValue == stepID }
+            .map { (opened: $0.progress.waitOpenedAt ?? $0.progress.attemptStartedAt ?? 0, order: runtime.treeOrderKey(of: $0.id), node: $0) }
+            .sorted { ($0.opened, $0.order) < ($1.opened, $1.order) }
+            .map(\.node)
+    }
+
+    /// The `invalidState` error of a `completeStep` that finds no open wait (SEMANTICS §2.9),
+    /// naming the state of the step's latest node (`pending` when it never ran), whether the
+    /// instance is running or finished (`context["instance_state"]` tells which).
+    static func stepNotWaiting(_ stepID: String, of runtime: InstanceRuntime) -> StepwiseError {
+        let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue == stepID }
+        let state = latest?.state.rawValue ?? "pending"
+        return StepwiseError(
+            .invalidState, "step '\(stepID)' of instance \(runtime.id) is not waiting (state: \(state))",
+            context: [
+                "instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID), "state": .string(state),
+                "instance_state": .string(runtime.record.state.rawValue),
+            ])
     }
 
     /// completeStep (SEMANTICS §2.9): checks in order, then applies atomically.
@@ -591,11 +624,7 @@ extension InstanceMachine {
             target = waits.first
         }
         guard let node = target, let block = runtime.block(of: node.id), case .step(let step) = block.kind else {
-            let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue == stepID }
-            let state = latest?.state.rawValue ?? "pending"
-            throw StepwiseError(
-                .invalidState, "step '\(stepID)' of instance \(runtime.id) is not waiting (state: \(state))",
-                context: ["instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID), "state": .string(state)])
+            throw Self.stepNotWaiting(stepID, of: runtime)
         }
         guard case .object = payload else {
             throw StepwiseError(.invalidInput, "output must be a JSON object, got \(payload.typeName)")

@@ -178,6 +178,17 @@ final class InstanceRuntime {
     /// Non-terminal nodes, in tree (creation) order.
     var activeNodes: [Node] { activeIndices.map { nodes[$0] } }
 
+    /// The node's place in tree order (see ``TreeOrderKey``).
+    func treeOrderKey(of id: NodeID) -> TreeOrderKey {
+        var levels: [Int] = []
+        var current = nodes[id.rawValue]
+        while current.parent != nil {
+            levels += [current.position, current.list, current.iteration]
+            current = nodes[current.parent!.rawValue]
+        }
+        return TreeOrderKey(levels: levels.reversed())
+    }
+
     private func updateActive(_ index: Int, isActive: Bool) {
         // Binary search: the list stays sorted, so "creation order" needs no sort.
         var low = 0

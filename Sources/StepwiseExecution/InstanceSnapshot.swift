@@ -95,7 +95,10 @@ extension StepwiseEngine {
         var waits: [PendingStep] = []
         var reasons: [String] = []
         var lastRunning: (Int64, String)?
-        for node in runtime.activeNodes {
+        // Tree order: waits (and so `currentStep`, the first of them) as the blocks are written,
+        // whatever order their nodes were created in.
+        let ordered = runtime.activeNodes.map { (key: runtime.treeOrderKey(of: $0.id), node: $0) }.sorted { $0.key < $1.key }
+        for node in ordered.map(\.node) {
             guard let block = runtime.block(of: node.id), case .step(let step) = block.kind else {
                 if node.phase == .awaitingChild { reasons.append("\(block(runtime, node)) waits for child instance \(node.progress.childInstance ?? "?")") }
                 if node.phase == .polling, let due = node.dueAt { reasons.append("loop '\(block(runtime, node))' polls again at \(Timestamp.rfc3339(due))") }
@@ -108,7 +111,8 @@ extension StepwiseEngine {
                         waitId: node.progress.waitID ?? "", instanceId: record.id, stepId: block.id.rawValue,
                         handler: step.handler, prompt: step.waitForInput?.prompt ?? "",
                         choices: step.waitForInput?.choices?.map { ($0.label, $0.value) },
-                        storeAs: step.waitForInput?.storeAs, since: node.progress.attemptStartedAt, timeoutAt: node.dueAt))
+                        storeAs: step.waitForInput?.storeAs, since: node.progress.waitOpenedAt ?? node.progress.attemptStartedAt,
+                        timeoutAt: node.dueAt))
                 reasons.append("step '\(block.id)' waits for input")
             case .awaitingConditions:
                 let why = step.runWhen.flatMap { conditions.unmetReason($0) } ?? "device conditions unmet"
@@ -159,6 +163,7 @@ extension StepwiseEngine {
 
     /// Ids of live children of `id` (sub_sequence instances).
     public func childInstances(of id: InstanceID) throws(StepwiseError) -> [InstanceID] {
-        try store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil).map(\.id)
+        try checkOpen()
+        return try store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil).map(\.id)
     }
 }

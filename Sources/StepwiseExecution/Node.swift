@@ -121,6 +121,8 @@ public struct NodeProgress: Sendable, Hashable {
     public var attemptStartedAt: Int64?
     /// The open wait's id.
     public var waitID: String?
+    /// When the open `wait_for_input` wait opened (the handler's success), in ms.
+    public var waitOpenedAt: Int64?
     /// Escalation calls made.
     public var escalations = 0
     /// Attempt number at which the current retry budget started (redrive resets the budget).

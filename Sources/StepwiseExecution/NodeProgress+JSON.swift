@@ -9,6 +9,7 @@ extension NodeProgress {
         if let params { o["params"] = params }
         if let idempotencyKey { o["key"] = .string(idempotencyKey) }
         if let attemptStartedAt { o["attempt_started_at"] = .integer(attemptStartedAt) }
+        if let waitOpenedAt { o["wait_opened_at"] = .integer(waitOpenedAt) }
         if let waitID { o["wait_id"] = .string(waitID) }
         if escalations != 0 { o["escalations"] = .integer(Int64(escalations)) }
         if budgetStart != 0 { o["budget_start"] = .integer(Int64(budgetStart)) }
@@ -44,6 +45,7 @@ extension NodeProgress {
         params = json["params"]
         idempotencyKey = json["key"]?.stringValue
         attemptStartedAt = json["attempt_started_at"]?.exactIntegerValue
+        waitOpenedAt = json["wait_opened_at"]?.exactIntegerValue
         waitID = json["wait_id"]?.stringValue
         escalations = int("escalations") ?? 0
         budgetStart = int("budget_start") ?? 0

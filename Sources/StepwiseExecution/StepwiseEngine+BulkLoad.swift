@@ -23,10 +23,13 @@ extension StepwiseEngine {
             throw StepwiseError(.invalidInput, "expected a JSON array of sequences, got \(document.typeName)")
         }
         let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
+        // Each element is stored with its own bytes as written, as a document loaded alone is
+        // (SEMANTICS §1.3): loading it again alone is then a no-op, and its SHA-256 is the file's.
+        let spans = JSONSpans.value(in: bytes, from: 0).flatMap { JSONSpans.elements(in: bytes, of: $0) }
         var problems: [Problem] = []
         var compiled: [(CompiledSequence, [UInt8])] = []
         for (i, element) in elements.enumerated() {
-            let elementBytes = JSONWriter.bytes(element)
+            let elementBytes = spans.map { Array(bytes[$0[i]]) } ?? JSONWriter.bytes(element)
             if elementBytes.count > limits.maxDocumentBytes {
                 problems.append(
                     Problem(
@@ -74,14 +77,15 @@ extension StepwiseEngine {
             fresh.append((key, stored, sequence))
         }
         guard !fresh.isEmpty else { return 0 }
-        let limit = Int(configuration.maxStoredSequences)
-        let added = fresh.filter { sequences[$0.0] == nil }.count
-        if limit > 0 && sequences.count + added > limit {
-            throw StepwiseError(
-                .resourceLimit, "storing \(fresh.count) versions would exceed maxStoredSequences (\(limit))",
-                context: ["limit": .integer(Int64(limit))])
+        // Room is made as for one version (§2.16): unreferenced superseded or retired versions
+        // are evicted, oldest first; `resourceLimit` when not enough can be.
+        let added = fresh.map(\.0).filter { sequences[$0] == nil }
+        if !added.isEmpty {
+            batch.deletedSequences = try evictions(making: added)
+            try applyCatalogRemovals(&batch)
         }
         try store.commit(batch)
+        finishCatalogRemovals(batch)
         for (key, stored, sequence) in fresh {
             sequences[key] = stored
             removedNames.remove(key.name)

@@ -3,12 +3,17 @@ import StepwiseJSON
 extension StepwiseEngine {
     /// Dead letters, newest first (SEMANTICS §6.7).
     ///
-    /// - Throws: ``StepwiseError`` `invalidInput` (limit), `storage`, `shutdown`.
+    /// - Throws: ``StepwiseError`` `invalidInput` (limit, or a cursor naming no dead letter), `storage`, `shutdown`.
     public func deadLetters(
         unacknowledgedOnly: Bool = false, limit: Int = 100, after cursor: String? = nil
     ) throws(StepwiseError) -> Page<DeadLetter> {
         try checkOpen()
         guard (1...500).contains(limit) else { throw StepwiseError(.invalidInput, "limit \(limit) is outside 1…500") }
+        // A cursor names the last dead letter of the previous page; one that names none (purged
+        // meanwhile, or made up) is refused rather than silently restarting from the first page.
+        if let cursor, try store.deadLetter(cursor) == nil {
+            throw StepwiseError(.invalidInput, "cursor '\(cursor)' does not name a dead letter", context: ["cursor": .string(cursor)])
+        }
         let rows = try store.deadLetters(unacknowledgedOnly: unacknowledgedOnly, limit: limit + 1, after: cursor)
         let items = Array(rows.prefix(limit))
         return Page(items: items, nextCursor: rows.count > limit ? items.last?.id : nil)

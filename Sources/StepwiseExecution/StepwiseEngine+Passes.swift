@@ -264,6 +264,11 @@ extension StepwiseEngine {
         let key = InFlightKey(instance: completion.instance, node: completion.node)
         inFlight[key] = nil
         inbox.append(completion)
+        if isPausedByHost && !isShutdown {
+            // Paused: no loop will take it, so it is recorded now (and survives a kill).
+            _ = try? runPass(dispatch: false)
+            return
+        }
         wake()
     }
 

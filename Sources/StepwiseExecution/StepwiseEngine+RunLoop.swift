@@ -4,6 +4,7 @@ extension StepwiseEngine {
     public func resume() {
         guard !isShutdown, !isCrashed, loopTask == nil else { return }
         isRunning = true
+        isPausedByHost = false
         loopTask = Task(executorPreference: executor.task) { [weak self] in
             while let self, !Task.isCancelled {
                 let keepGoing = await self.loopIteration()
@@ -122,6 +123,8 @@ extension StepwiseEngine {
         wake()
         await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
         _ = try? runPass(dispatch: false)
+        // Results of calls still out are recorded as they arrive (see `handlerReturned`).
+        isPausedByHost = true
         // A crashed engine never touches its store again (another may have opened the file).
         if !isCrashed { try? store.settle() }
     }
@@ -159,6 +162,8 @@ extension StepwiseEngine {
     /// - Throws: ``StepwiseError`` `storage` or `shutdown`.
     public func tickOnce() async throws(StepwiseError) -> TickResult {
         try checkOpen()
+        // Driven tick by tick now: each tick records what came in (and counts it).
+        isPausedByHost = false
         advancedInPass = []
         var steps = try runPass()
         let started = ContinuousClock.now
@@ -181,10 +186,10 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `invalidInput` when a budget is not positive, `storage`, `shutdown`.
     public func runUntilIdle(maxTicks: Int, timeBudgetMs: UInt64) async throws(StepwiseError) -> BackgroundRunResult {
+        try checkOpen()
         guard maxTicks > 0, timeBudgetMs > 0 else {
             throw StepwiseError(.invalidInput, "maxTicks and timeBudgetMs must both be greater than 0")
         }
-        try checkOpen()
         let started = ContinuousClock.now
         var result = BackgroundRunResult(
             ticksExecuted: 0, instancesAdvanced: 0, stepsExecuted: 0, hasPendingWork: false, budgetExhausted: false,

@@ -43,6 +43,7 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `storage`.
     public func pendingTelemetry(limit: Int = 500) throws(StepwiseError) -> TelemetryBatch {
+        try checkOpen()
         guard configuration.telemetryEnabled else { return TelemetryBatch(events: [], throughSequence: 0, remaining: 0) }
         var cursor = (try store.metadata(Self.telemetryCursorKey)).flatMap(Int64.init) ?? 0
         var entries = try store.journal(after: cursor, limit: 5000).filter { Self.telemetryKinds[$0.kind] != nil }

@@ -1,6 +1,6 @@
 import StepwiseCrypto
 public import StepwiseJSON
-import StepwiseSequences
+public import StepwiseSequences
 
 /// The durable workflow engine: loads sequences, starts instances and runs them on a persisted
 /// execution tree.
@@ -73,6 +73,9 @@ public actor StepwiseEngine {
     var isShutdown = false
     var isCrashed = false
     var isRunning = false
+    /// Set by `pause()` until `resume()`: a handler result arriving meanwhile is recorded at
+    /// once (SEMANTICS §6.4 "later results are still recorded"), nothing being dispatched.
+    var isPausedByHost = false
 
     // Pass state: what the current pass has changed and must commit.
     var touched: Set<InstanceID> = []
@@ -246,24 +249,48 @@ public actor StepwiseEngine {
         return LoadedSequence(name: key.name, version: key.version, warnings: warnings, isNew: true)
     }
 
+    /// Validates a sequence document (SEMANTICS §6.5, §1.6) against this engine's limits
+    /// (`maxSequenceSizeBytes`), without storing it and without checking its handlers.
+    ///
+    /// - Returns: every problem, in document order; empty when the document is valid (its
+    ///   warnings are not problems: load it to see them).
+    /// - Throws: ``StepwiseError`` `shutdown` only.
+    public func validate(json bytes: [UInt8]) throws(StepwiseError) -> [Problem] {
+        try checkOpen()
+        let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
+        return SequenceLoader.load(bytes, limits: limits).problems
+    }
+
     /// Versions to delete so one more fits under `maxStoredSequences`: unreferenced superseded or
     /// retired versions, oldest first.
     ///
     /// - Throws: ``StepwiseError`` `resourceLimit` when nothing can be evicted.
     func evictionsForNewVersion() throws(StepwiseError) -> [SequenceKey] {
+        try evictions(making: [])
+    }
+
+    /// Versions to delete so that `newKeys` (versions not in the catalog yet) fit under
+    /// `maxStoredSequences`: unreferenced versions that are retired or superseded (by a stored
+    /// version or one of `newKeys`), oldest first. An empty `newKeys` makes room for one.
+    ///
+    /// - Throws: ``StepwiseError`` `resourceLimit` when not enough can be evicted.
+    func evictions(making newKeys: [SequenceKey]) throws(StepwiseError) -> [SequenceKey] {
         let limit = Int(configuration.maxStoredSequences)
-        guard limit > 0, sequences.count >= limit else { return [] }
+        let needed = sequences.count + max(1, newKeys.count) - limit
+        guard limit > 0, needed > 0 else { return [] }
         var latest: [String: Int] = [:]
-        for key in sequences.keys { latest[key.name] = max(latest[key.name] ?? Int.min, key.version) }
+        for key in Array(sequences.keys) + newKeys { latest[key.name] = max(latest[key.name] ?? Int.min, key.version) }
         let candidates = sequences.values
             .filter { $0.isRetired || $0.key.version < (latest[$0.key.name] ?? 0) }
             .sorted { ($0.installedAt, $0.key) < ($1.installedAt, $1.key) }
-        for candidate in candidates where !isPinnedByLiveInstance(candidate.key) {
-            return [candidate.key]
+            .filter { !isPinnedByLiveInstance($0.key) }
+            .map(\.key)
+        guard candidates.count >= needed else {
+            throw StepwiseError(
+                .resourceLimit, "maxStoredSequences (\(limit)) reached and no stored version can be evicted",
+                context: ["limit": .integer(Int64(limit))])
         }
-        throw StepwiseError(
-            .resourceLimit, "maxStoredSequences (\(limit)) reached and no stored version can be evicted",
-            context: ["limit": .integer(Int64(limit))])
+        return Array(candidates.prefix(needed))
     }
 
     /// Every stored sequence version.
@@ -368,6 +395,9 @@ public actor StepwiseEngine {
                     context: ["limit": .integer(Int64(clamping: configuration.memoryBudgetBytes))])
             }
         }
+        if options.instanceId == .engine {
+            throw StepwiseError(.invalidInput, "instance id \(InstanceID.engine) is reserved for the engine's own journal entries")
+        }
         let id = options.instanceId ?? InstanceID.random(using: &random)
         let exists = live[id] != nil ? true : try store.containsInstance(id)
         if exists {
@@ -410,7 +440,20 @@ public actor StepwiseEngine {
         instanceId: InstanceID, stepId: String, output: JSONValue, waitId: String? = nil
     ) throws(StepwiseError) {
         try checkOpen()
-        let runtime = try liveRuntime(instanceId)
+        let runtime: InstanceRuntime
+        do {
+            if let finished = live[instanceId], finished.record.state.isTerminal, finished.record.hooks == .running {
+                // An on_failure / on_cancel list runs after the instance finished (§2.11); its
+                // steps may wait for input like any other.
+                runtime = finished
+            } else {
+                runtime = try liveRuntime(instanceId)
+            }
+        } catch where error.code == .invalidState {
+            // A finished instance: the error names the step and its last state, as for a
+            // running instance whose step is not waiting.
+            throw finishedStepError(stepId, of: instanceId) ?? error
+        }
         try transition(runtime.id) { (machine: inout InstanceMachine) throws(StepwiseError) in
             try machine.completeStep(stepID: stepId, payload: output, waitID: waitId)
         }
@@ -501,6 +544,21 @@ public actor StepwiseEngine {
         throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
     }
 
+    /// The "not waiting" error of a `completeStep` on a finished instance, or nil when the
+    /// instance or its sequence version cannot be read.
+    private func finishedStepError(_ stepID: String, of id: InstanceID) -> StepwiseError? {
+        let runtime: InstanceRuntime
+        if let live = live[id] {
+            runtime = live
+        } else {
+            guard let (record, nodes) = try? store.loadInstance(id), let program = try? program(for: record.sequence) else {
+                return nil
+            }
+            runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
+        }
+        return InstanceMachine.stepNotWaiting(stepID, of: runtime)
+    }
+
     /// Re-queues a resumed instance's runnable nodes that were held back while paused.
     private func requeueRunnable(_ runtime: InstanceRuntime) {
         for node in runtime.activeNodes where node.phase == .queued {
@@ -514,5 +572,15 @@ public actor StepwiseEngine {
 
     package func checkOpen() throws(StepwiseError) {
         if isShutdown || isCrashed { throw StepwiseError(.shutdown, "the engine was shut down") }
+        // Only from a call made with nothing pending (not from inside a pass).
+        if lastHousekeeping == nil && touched.isEmpty && pendingJournal.isEmpty { housekeepingAtOpen() }
+    }
+
+    /// GC at open (SEMANTICS §6.1, §2.16), done before the first call is served: the actor's
+    /// synchronous init cannot run transitions, and no caller can observe the engine earlier.
+    /// Expired finished instances are then gone and over-age ones failed for every call.
+    private func housekeepingAtOpen() {
+        housekeepingIfDue(now: clock.now())
+        try? commitPass()
     }
 }

@@ -74,11 +74,13 @@ extension StepwiseEngine {
 
     /// A persisted engine value (sync state, device context).
     public func storedValue(_ key: String) throws(StepwiseError) -> String? {
-        try store.metadata(key)
+        try checkOpen()
+        return try store.metadata(key)
     }
 
     /// Persists engine values in one transaction.
     public func storeValues(_ values: [(String, String)]) throws(StepwiseError) {
+        try checkOpen()
         var batch = StoreBatch()
         batch.metadata = values
         try store.commit(batch)
@@ -91,6 +93,7 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `storage`.
     public func outboxIsEmpty() throws(StepwiseError) -> Bool {
+        try checkOpen()
         for kind in OutboxKind.allCases where !(try store.outboxRows(kind, limit: 1).isEmpty) { return false }
         return true
     }

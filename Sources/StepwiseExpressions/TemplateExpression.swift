@@ -154,13 +154,13 @@ extension TemplateExpression {
     }
 
     private static func parseSource(_ t: String) throws(TemplateError) -> Source {
-        if let open = t.firstIndex(of: "("), !t.hasPrefix("'"), !t.hasPrefix("\"") {
+        if let open = t.utf8.firstIndex(of: UInt8(ascii: "(")), !isQuoted(t) {
             let name = t[..<open].trimmed
             guard name == "json" || name == "len" else {
                 throw TemplateError(
                     message: "template source must be a path, json(path) or len(path); '\(name)(…)' is not one")
             }
-            guard t.hasSuffix(")") else { throw TemplateError(message: "missing ')' after \(name)(") }
+            guard t.utf8.last == UInt8(ascii: ")") else { throw TemplateError(message: "missing ')' after \(name)(") }
             let inner = String(t[t.index(after: open)..<t.index(before: t.endIndex)]).trimmed
             guard let path = try knownPath(inner) else {
                 if let words = pathWords(inner) {
@@ -176,11 +176,12 @@ extension TemplateExpression {
     }
 
     private static func parseSegment(_ t: String, warnings: inout [String]) throws(TemplateError) -> Segment {
-        let isQuoted = t.hasPrefix("'") || t.hasPrefix("\"")
-        if !isQuoted, let open = t.firstIndex(of: "(") {
+        if !isQuoted(t), let open = t.utf8.firstIndex(of: UInt8(ascii: "(")) {
             let name = t[..<open].trimmed
             guard TemplateFilter.names.contains(name) else { throw TemplateError(message: "unknown filter '\(name)'") }
-            guard t.hasSuffix(")") else { throw TemplateError(message: "missing ')' after the arguments of filter '\(name)'") }
+            guard t.utf8.last == UInt8(ascii: ")") else {
+                throw TemplateError(message: "missing ')' after the arguments of filter '\(name)'")
+            }
             let inner = String(t[t.index(after: open)..<t.index(before: t.endIndex)])
             let arguments = try parseArguments(inner, filter: name)
             return .filter(try TemplateFilter(name: name, arguments: arguments))
@@ -198,9 +199,12 @@ extension TemplateExpression {
     ///
     /// - Throws: for a quote that is not closed at the end of `t`.
     static func literalValue(_ t: String) throws(TemplateError) -> JSONValue? {
-        if let q = t.first, q == "'" || q == "\"" {
-            guard t.count >= 2, t.last == q else { throw TemplateError(message: "unterminated string \(t)") }
-            return .string(String(t.dropFirst().dropLast()))
+        // Quotes are found by their bytes: a Character would join a quote with a combining mark
+        // after it (`'\u{301}'`), hiding the quote.
+        if isQuoted(t) {
+            let utf8 = t.utf8
+            guard utf8.count >= 2, utf8.last == utf8.first else { throw TemplateError(message: "unterminated string \(t)") }
+            return .string(String(decoding: utf8.dropFirst().dropLast(), as: UTF8.self))
         }
         switch t {
         case "true": return .bool(true)
@@ -209,6 +213,11 @@ extension TemplateExpression {
         default: break
         }
         return number(t)
+    }
+
+    /// Whether `t` starts with a quote (`'` or `"`).
+    static func isQuoted(_ t: String) -> Bool {
+        t.utf8.first == UInt8(ascii: "'") || t.utf8.first == UInt8(ascii: "\"")
     }
 
     /// A number written `-?digits[.digits][e[±]digits]`.

@@ -24,6 +24,7 @@ extension StepwiseEngine {
     public func flushTelemetry(endpoint: URL? = nil, transport: any SyncHTTPTransport = URLSessionSyncTransport()) async throws
         -> FlushResult
     {
+        try checkOpen()
         guard let url = endpoint ?? URL(string: configuration.telemetryUrl), !(endpoint == nil && configuration.telemetryUrl.isEmpty)
         else { throw StepwiseError(.invalidInput, "no telemetry endpoint given and telemetryUrl is empty") }
         let host = url.host?.lowercased() ?? ""
@@ -40,7 +41,16 @@ extension StepwiseEngine {
         let body: JSONValue = ["events": .array(batch.events), "device": deviceJSON]
         var headers = ["content-type": "application/json", "x-device-id": configuration.deviceId]
         if !configuration.syncApiKey.isEmpty { headers["x-api-key"] = configuration.syncApiKey }
-        let (status, _) = try await transport.post(url, headers: headers, body: JSONWriter.bytes(body), timeoutMs: configuration.operationTimeoutMs)
+        let status: Int
+        do {
+            (status, _) = try await transport.post(url, headers: headers, body: JSONWriter.bytes(body), timeoutMs: configuration.operationTimeoutMs)
+        } catch let error as StepwiseError {
+            throw error
+        } catch {
+            // Whatever the transport threw (offline, a timeout, a refused body) is a network
+            // failure to the host: the events stay and are sent by a later flush.
+            throw StepwiseError(.network, "cannot send telemetry: \(SyncChannel.describe(error))")
+        }
         if status == 401 || status == 403 { throw StepwiseError(.unauthorized, "telemetry answered HTTP \(status)") }
         guard (200..<300).contains(status) else { throw StepwiseError(.network, "telemetry answered HTTP \(status)") }
         try confirmTelemetry(through: batch.throughSequence)

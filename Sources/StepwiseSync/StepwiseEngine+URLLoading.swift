@@ -33,7 +33,14 @@ extension StepwiseEngine {
         for attempt in 0..<2 {
             var headers: [String: String] = [:]
             if let token { headers["authorization"] = "Bearer \(token)" }
-            let (status, body) = try await transport.get(target, headers: headers, timeoutMs: configuration.operationTimeoutMs, maxBytes: 5 * 1_048_576)
+            let status: Int
+            let body: [UInt8]
+            do {
+                (status, body) = try await transport.get(
+                    target, headers: headers, timeoutMs: configuration.operationTimeoutMs, maxBytes: 5 * 1_048_576)
+            } catch {
+                throw StepwiseError(.network, "cannot download the sequences: \(error.message)")
+            }
             if status == 401, attempt == 0, let provider = tokenProvider {
                 token = try await provider.refreshToken()
                 continue
@@ -43,18 +50,5 @@ extension StepwiseEngine {
             return try loadSequences(jsonArray: body)
         }
         throw StepwiseError(.unauthorized, "the sequences URL refused the refreshed token")
-    }
-}
-
-extension URLSessionSyncTransport {
-    /// GETs `url`; the body is refused when larger than `maxBytes`.
-    func get(_ url: URL, headers: [String: String], timeoutMs: UInt64, maxBytes: Int) async throws -> (Int, [UInt8]) {
-        var request = URLRequest(url: url, timeoutInterval: Double(timeoutMs) / 1000)
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        let (data, response) = try await sessionData(for: request)
-        if data.count > maxBytes {
-            throw StepwiseError(.network, "the response is \(data.count) bytes, more than the limit of \(maxBytes)")
-        }
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
     }
 }

@@ -184,6 +184,7 @@ public struct SyncChannel: SyncChannelDriver {
     /// An error message without URLs (they may carry tokens).
     static func describe(_ error: any Error) -> String {
         if let e = error as? StepwiseError { return e.message }
+        if let e = error as? FetchError { return e.message }
         if let e = error as? URLError { return "network error \(e.code.rawValue)" }
         return "network error"
     }

@@ -1,6 +1,6 @@
 public import Foundation
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Sends one HTTP request of the sync channel.
@@ -12,37 +12,45 @@ public protocol SyncHTTPTransport: Sendable {
     func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8])
 }
 
-/// The URLSession transport: no redirects followed (a 3xx is returned as is), a per-request timeout.
-public final class URLSessionSyncTransport: NSObject, SyncHTTPTransport, URLSessionTaskDelegate, @unchecked Sendable {
-    // `session` is created once in init and never mutated.
-    private var session: URLSession!
+/// The URLSession transport: no redirects followed (a 3xx is returned as is), a per-request
+/// timeout, and a capped response body (the transfer is cancelled once the body exceeds
+/// ``maxResponseBytes``, so a broken or hostile server cannot make the device hold a huge body).
+public struct URLSessionSyncTransport: SyncHTTPTransport {
+    /// The largest response body accepted, in bytes.
+    public let maxResponseBytes: Int
 
     /// Creates the transport.
-    public override init() {
-        super.init()
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+    ///
+    /// - Parameter maxResponseBytes: the largest response body accepted; by default the
+    ///   largest sync response the channel decodes (``SyncResponse/maximumBodyBytes``, 4 MiB),
+    ///   so a larger one is refused as it streams rather than after it is held whole.
+    public init(maxResponseBytes: Int = SyncResponse.maximumBodyBytes) {
+        self.maxResponseBytes = maxResponseBytes
     }
 
+    /// POSTs `body`.
+    ///
+    /// - Throws: ``FetchError`` `tooLarge` (the response body exceeds ``maxResponseBytes``),
+    ///   `timeout` or `transport`.
     public func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8]) {
-        var request = URLRequest(url: url, timeoutInterval: Double(timeoutMs) / 1000)
+        var request = URLRequest(url: url)
         request.httpMethod = "POST"
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
         request.httpBody = Data(body)
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
+        let response = try await CappedHTTPExchange.perform(
+            request, maxResponseBytes: maxResponseBytes, timeoutMilliseconds: timeoutMs, shownURL: TransportPolicy.redacted(url))
+        return (response.statusCode, response.body)
     }
 
-    /// Runs a request on the transport's session (redirects refused).
-    func sessionData(for request: URLRequest) async throws -> (Data, URLResponse) {
-        try await session.data(for: request)
-    }
-
-    public func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
+    /// GETs `url`; a body larger than `maxBytes` is refused while it streams.
+    ///
+    /// - Throws: ``FetchError`` `tooLarge`, `timeout` or `transport`.
+    func get(_ url: URL, headers: [String: String], timeoutMs: UInt64, maxBytes: Int) async throws(FetchError) -> (Int, [UInt8]) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        let response = try await CappedHTTPExchange.perform(
+            request, maxResponseBytes: maxBytes, timeoutMilliseconds: timeoutMs, shownURL: TransportPolicy.redacted(url))
+        return (response.statusCode, response.body)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,121 +23,11 @@ public struct URLSessionManifestFetcher: ManifestFetcher {
     ///
     /// - Throws: ``FetchError`` `tooLarge`, `timeout` or `transport`. Nothing else.
     public func fetch(_ request: HTTPRequest) async throws(FetchError) -> HTTPResponse {
-        let seconds = max(0.001, Double(request.timeoutMilliseconds) / 1000)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: seconds)
+        var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = "GET"
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let delegate = FetchDelegate(maxBytes: request.maxResponseBytes, shownURL: TransportPolicy.redacted(request.url))
-        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: urlRequest)
-        let result: Result<HTTPResponse, FetchError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                delegate.start(continuation)
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
-        return try result.get()
-    }
-}
-
-/// Collects one task's response under a lock; URLSession calls it on its own queue.
-///
-/// `@unchecked Sendable`: every mutable field lives in `state` and is touched only through its
-/// `Mutex`; `maxBytes` and `shownURL` are immutable.
-private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private struct State {
-        var continuation: CheckedContinuation<Result<HTTPResponse, FetchError>, Never>?
-        var response: HTTPURLResponse?
-        var body: [UInt8] = []
-        var failure: FetchError?
-    }
-
-    private let state = Mutex(State())
-    private let maxBytes: Int
-    private let shownURL: String
-
-    init(maxBytes: Int, shownURL: String) {
-        self.maxBytes = maxBytes
-        self.shownURL = shownURL
-    }
-
-    func start(_ continuation: CheckedContinuation<Result<HTTPResponse, FetchError>, Never>) {
-        state.withLock { $0.continuation = continuation }
-    }
-
-    func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-
-    func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        let declared = response.expectedContentLength
-        if declared > Int64(maxBytes) {
-            state.withLock {
-                $0.failure = FetchError(.tooLarge, "\(shownURL): Content-Length \(declared) exceeds the limit of \(maxBytes) bytes")
-            }
-            completionHandler(.cancel)
-            return
-        }
-        state.withLock { $0.response = response as? HTTPURLResponse }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let exceeded = state.withLock { s -> Bool in
-            guard s.failure == nil else { return false }
-            s.body.append(contentsOf: data)
-            if s.body.count > maxBytes {
-                s.failure = FetchError(.tooLarge, "\(shownURL): body exceeds the limit of \(maxBytes) bytes")
-                s.body = []
-                return true
-            }
-            return false
-        }
-        if exceeded { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, result) = state.withLock { s -> (CheckedContinuation<Result<HTTPResponse, FetchError>, Never>?, Result<HTTPResponse, FetchError>) in
-            let continuation = s.continuation
-            s.continuation = nil
-            if let failure = s.failure { return (continuation, .failure(failure)) }
-            if let error {
-                let code = (error as? URLError)?.code
-                if code == .timedOut { return (continuation, .failure(FetchError(.timeout, "\(shownURL): timed out"))) }
-                if code == .cancelled { return (continuation, .failure(FetchError(.transport, "\(shownURL): cancelled"))) }
-                return (continuation, .failure(FetchError(.transport, "\(shownURL): \(Self.describe(error))")))
-            }
-            guard let http = s.response ?? (task.response as? HTTPURLResponse) else {
-                return (continuation, .failure(FetchError(.transport, "\(shownURL): no HTTP response")))
-            }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String { headers[name.lowercased()] = "\(value)" }
-            }
-            return (continuation, .success(HTTPResponse(statusCode: http.statusCode, headers: headers, body: s.body)))
-        }
-        continuation?.resume(returning: result)
-    }
-
-    /// The error's kind without its URL (URLError descriptions may quote the full URL).
-    private static func describe(_ error: any Error) -> String {
-        if let urlError = error as? URLError { return "URL error \(urlError.code.rawValue)" }
-        return "transport error"
+        return try await CappedHTTPExchange.perform(
+            urlRequest, maxResponseBytes: request.maxResponseBytes, timeoutMilliseconds: request.timeoutMilliseconds,
+            shownURL: TransportPolicy.redacted(request.url))
     }
 }

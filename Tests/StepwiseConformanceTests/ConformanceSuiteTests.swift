@@ -38,3 +38,22 @@ struct CaseArgument: CustomTestStringConvertible, Sendable {
         "\((testCase.file as NSString).lastPathComponent) :: \(testCase.name)"
     }
 }
+
+@Suite("Case files are read as written")
+struct ConformanceLoaderTests {
+    @Test func aCaseSequenceIsLoadedWithItsBytesAsWritten() throws {
+        let sequence = "{ \"name\" : \"b\",\n  \"version\": 1, \"blocks\": [ ] }"
+        let extra = "{\"version\":2,\"name\":\"x\",\"blocks\":[]}"
+        let text = "{\"cases\": [ {\"name\": \"one\", \"sequences\": [ \(extra) ], \"sequence\": \(sequence), \"expect\": {\"state\": \"completed\"}} ]}"
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("case-\(UUID().uuidString).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let loaded = try ConformanceLoader.cases(inFile: path)
+        guard case .sequence(let testCase)? = loaded.first?.kind else {
+            Issue.record("not a sequence case")
+            return
+        }
+        #expect(testCase.sequenceBytes == Array(sequence.utf8))
+        #expect(testCase.extraSequenceBytes == [Array(extra.utf8)])
+    }
+}

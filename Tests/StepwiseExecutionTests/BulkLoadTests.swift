@@ -1,4 +1,5 @@
 import Stepwise
+import StepwiseCrypto
 import Testing
 
 @Suite("Loading an array of sequences all-or-nothing")
@@ -17,6 +18,44 @@ struct BulkLoadTests {
         #expect(await engine.loadedSequences().map(\.key.name) == ["a", "b"], "nothing of the invalid array is stored")
         let notArray = await #expect(throws: StepwiseError.self) { try await engine.loadSequences(jsonArray: Array("{}".utf8)) }
         #expect(notArray?.code == .invalidInput)
+        await engine.shutdown()
+    }
+
+    @Test func eachElementIsStoredWithItsOwnBytesAsWritten() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(), handlers: ["work": { _ in [:] }])
+        let first = "{ \"name\" : \"a\", \"version\": 1,\n  \"blocks\": [{\"type\": \"step\", \"id\": \"s\", \"handler\": \"work\"}] }"
+        let second = #"{"name":"b","version":1,"blocks":[{"type":"step","id":"s","handler":"work"}]}"#
+        let array = "[\n  " + first + " ,\n\t" + second + "\n]"
+        #expect(try await engine.loadSequences(jsonArray: Array(array.utf8)) == 2)
+        let stored = await engine.loadedSequences()
+        #expect(stored.map(\.sha256) == [SHA256.hexDigest(of: Array(first.utf8)), SHA256.hexDigest(of: Array(second.utf8))])
+        // The same document loaded alone (its own bytes) is the stored version: a no-op.
+        let again = try await engine.loadSequence(json: Array(first.utf8))
+        #expect(again.isNew == false)
+        await engine.shutdown()
+    }
+
+    @Test func loadingAnArrayEvictsLikeLoadingOne() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration()
+        configuration.maxStoredSequences = 3
+        let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration, handlers: ["work": { _ in [:] }])
+        func flow(_ name: String, _ version: Int) -> String {
+            #"{"name": "\#(name)", "version": \#(version), "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+        }
+        #expect(try await engine.loadSequences(jsonArray: Array("[\(flow("a", 1)), \(flow("b", 1)), \(flow("c", 1))]".utf8)) == 3)
+        // a v2 and b v2 supersede a v1 and b v1, which make room.
+        #expect(try await engine.loadSequences(jsonArray: Array("[\(flow("a", 2)), \(flow("b", 2))]".utf8)) == 2)
+        #expect(await engine.loadedSequences().map { "\($0.key.name)@\($0.key.version)" } == ["a@2", "b@2", "c@1"])
+        // Nothing superseded is left to evict: refused, nothing stored.
+        let full = await #expect(throws: StepwiseError.self) {
+            try await engine.loadSequences(jsonArray: Array("[\(flow("d", 1))]".utf8))
+        }
+        #expect(full?.code == .resourceLimit)
+        #expect(await engine.loadedSequences().count == 3)
         await engine.shutdown()
     }
 }

@@ -111,6 +111,35 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    @Test func redriveAfterTheStepBudgetRunsTheCancelledStepWithAFreshBudget() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let counter = Counter()
+        var configuration = EngineConfiguration()
+        configuration.maxStepsPerInstance = 2
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: [
+            "work": { ctx in counter.hit(ctx.stepId); return [:] },
+        ])
+        let sequence = #"""
+            {"name": "budget", "version": 1, "blocks": [
+              {"type": "step", "id": "a", "handler": "work"},
+              {"type": "step", "id": "b", "handler": "work"},
+              {"type": "step", "id": "c", "handler": "work"}
+            ]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("budget")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).error?.message == "max steps per instance (2) exceeded")
+        let letter = try #require(try await engine.deadLetters().items.first)
+        try await engine.redrive(deadLetterId: letter.id)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(counter.count("a") == 1 && counter.count("b") == 1 && counter.count("c") == 1)
+        await engine.shutdown()
+    }
+
     @Test func lifetimeFailsLiveInstancesAndGCDeletesOldTerminalOnes() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }

@@ -93,7 +93,8 @@ final class AcceptedAnswers: Sendable {
             unexpected.withLock { $0.append("\(error)") }
             return
         }
-        let kind = error.message.contains("is not waiting") ? "step not waiting" : "instance terminal"
+        let terminal = ["completed", "failed", "cancelled"].contains(error.context["instance_state"]?.stringValue ?? "")
+        let kind = terminal || !error.message.contains("is not waiting") ? "instance terminal" : "step not waiting"
         refusals.withLock { $0[kind, default: 0] += 1 }
     }
 

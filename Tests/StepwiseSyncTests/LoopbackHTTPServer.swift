@@ -22,8 +22,10 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     struct Received: Sendable {
+        let method: String
         let path: String
         let headers: [String: String]
+        let body: [UInt8]
     }
 
     private struct State {
@@ -97,16 +99,26 @@ final class LoopbackHTTPServer: Sendable {
             request += buffer[0..<n]
             if request.count > 65_536 { return }
         }
-        let text = String(decoding: request, as: UTF8.self)
+        let headEnd = request.headerEnd
+        let text = String(decoding: request[..<headEnd], as: UTF8.self)
         let lines = text.components(separatedBy: "\r\n")
-        let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+        let requestLine = lines.first?.split(separator: " ") ?? []
+        let method = requestLine.first.map(String.init) ?? "GET"
+        let path = requestLine.dropFirst().first.map(String.init) ?? "/"
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
+        var body = Array(request[(headEnd + 4)...])
+        let declared = headers["content-length"].flatMap(Int.init) ?? 0
+        while body.count < min(declared, 1 << 20) {
+            let n = read(client, &buffer, buffer.count)
+            if n <= 0 { break }
+            body += buffer[0..<n]
+        }
         let answer = state.withLock { s -> Answer in
-            s.received.append(Received(path: path, headers: headers))
+            s.received.append(Received(method: method, path: path, headers: headers, body: body))
             return s.answers[path] ?? Answer(status: 404, body: Array("not found".utf8))
         }
         if answer.delayMilliseconds > 0 { usleep(answer.delayMilliseconds * 1000) }
@@ -127,11 +139,14 @@ final class LoopbackHTTPServer: Sendable {
 }
 
 extension [UInt8] {
-    fileprivate var containsHeaderEnd: Bool {
-        guard count >= 4 else { return false }
+    fileprivate var containsHeaderEnd: Bool { headerEnd < count }
+
+    /// The offset of the blank line's CRLF CRLF ending the head, or `count` when not there yet.
+    fileprivate var headerEnd: Int {
+        guard count >= 4 else { return count }
         for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 {
-            return true
+            return i
         }
-        return false
+        return count
     }
 }

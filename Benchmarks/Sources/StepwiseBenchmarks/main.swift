@@ -14,6 +14,17 @@ if CommandLine.arguments.dropFirst().contains("sync") {
     SyncBenchmarks.printTable(try await SyncBenchmarks.run())
     exit(0)
 }
+// `stepwise-benchmarks baseline-profile [TRANSACTIONS]` runs the raw INSERT baseline (a) alone,
+// for strace or a profiler, so its system calls can be compared with the engine's per step.
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "baseline-profile" {
+    let count = CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 3_000 : 3_000
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).db").path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    let elapsed = try SQLiteInsertBaseline.measure(path: path, durability: .normal, transactions: count, payloadSize: 64, warmUp: 0)
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    print(String(format: "%.0f tx/s", Double(count) / seconds))
+    exit(0)
+}
 // `stepwise-benchmarks engine-profile b|c|warm|warmc [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
 // throughput figure alone, for a profiler (STEPS, 100 by default, makes each run longer; `warm`
 // runs one instance after another on one open engine, `warmc` waves of 100).

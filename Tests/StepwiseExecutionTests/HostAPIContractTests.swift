@@ -1,0 +1,209 @@
+import Foundation
+import Stepwise
+import Synchronization
+import Testing
+
+/// Host API rules of SEMANTICS §6 checked through the public API: messages, orders and what
+/// open, pause and shutdown promise.
+@Suite("Host API contract (SEMANTICS §6)")
+struct HostAPIContractTests {
+    @Test func completeStepOnAFinishedInstanceNamesTheStepAndItsState() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        let error = await #expect(throws: StepwiseError.self) {
+            try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        }
+        #expect(error?.code == .invalidState)
+        #expect(error?.message == "step 'approve' of instance \(id) is not waiting (state: completed)")
+        #expect(error?.context["instance_state"] == "completed")
+        await engine.shutdown()
+        // The same once the instance is only in the store.
+        let reopened = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        let stored = await #expect(throws: StepwiseError.self) {
+            try await reopened.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        }
+        #expect(stored?.message == "step 'approve' of instance \(id) is not waiting (state: completed)")
+        await reopened.shutdown()
+    }
+
+    @Test func waitsAndCurrentStepFollowTreeOrderNotCreationOrder() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        let sequence = #"""
+            {"name": "p", "version": 1, "blocks": [{"type": "parallel", "id": "both", "branches": [
+              [{"type": "step", "id": "x", "handler": "work"},
+               {"type": "step", "id": "a", "handler": "work", "wait_for_input": {"prompt": "A?"}}],
+              [{"type": "step", "id": "b", "handler": "work", "wait_for_input": {"prompt": "B?"}}]
+            ]}]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("p")
+        try await runToRest(engine, clock: clock)
+        let snapshot = try await engine.instance(id)
+        // b's node was created (and its wait opened) before a's: tree order still puts a first.
+        #expect(snapshot.waits.map(\.stepId) == ["a", "b"])
+        #expect(snapshot.currentStep == "a")
+        await engine.shutdown()
+    }
+
+    @Test func validateReportsProblemsUnderTheEngineLimitsAndStoresNothing() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration()
+        configuration.maxSequenceSizeBytes = 200
+        let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration)
+        let valid = #"{"name": "v", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "not_registered"}]}"#
+        #expect(try await engine.validate(json: Array(valid.utf8)).isEmpty, "handlers are not checked")
+        let invalid = #"{"name": "v", "version": 1, "blocks": [{"type": "step", "id": "s"}]}"#
+        #expect(try await engine.validate(json: Array(invalid.utf8)).map(\.code) == [.missingField])
+        let large = Array(#"{"name": "v", "version": 1, "description": "\#(String(repeating: "x", count: 300))", "blocks": []}"#.utf8)
+        #expect(try await engine.validate(json: large).map(\.code).contains(.tooLarge))
+        #expect(await engine.loadedSequences().isEmpty)
+        await engine.shutdown()
+    }
+
+    @Test func openingRunsGCBeforeTheFirstCall() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxInstanceLifetimeSecs = 60
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+        _ = try await engine.loadSequence(json: Array(quick.utf8))
+        let done = try await engine.start("q")
+        let stuck = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        await engine.shutdown()
+        clock.advance(to: clock.now() + 120_000)
+        let reopened = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        // No tick has run: the first call already sees GC's work.
+        let page = try await reopened.instances()
+        #expect(!page.items.map(\.instanceId).contains(done), "finished longer ago than the lifetime: deleted")
+        let snapshot = try await reopened.instance(stuck)
+        #expect(snapshot.state == .failed)
+        #expect(snapshot.error?.message == "lifetime exceeded")
+        await reopened.shutdown()
+    }
+
+    @Test func afterPauseALateResultIsStillRecorded() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let gate = Gate()
+        var configuration = EngineConfiguration()
+        configuration.maxTickDurationMs = 10
+        let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration, randomSeed: 3)
+        await engine.registerHandler("slow") { _ in
+            await gate.wait()
+            return ["late": true]
+        }
+        _ = try await engine.loadSequence(json: Array(#"{"name": "s", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "slow"}, {"type": "step", "id": "t", "handler": "slow"}]}"#.utf8))
+        let id = try await engine.start("s")
+        await engine.resume()
+        #expect(await eventually { gate.waiting })
+        await engine.pause()
+        #expect(try await engine.stepRuns(instanceId: id).first?.output == nil, "still in flight when pause returned")
+        gate.open()
+        #expect(await eventually { (try? await engine.stepRuns(instanceId: id).first?.output) == ["late": true] })
+        // Recorded, and nothing dispatched while paused.
+        #expect(try await engine.stepRuns(instanceId: id).count == 1)
+        await engine.shutdown()
+    }
+
+    @Test func aTimedOutWaitIsAStepFailureForTheListenerAndTheHistory() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        let listener = RecordingListener()
+        await engine.setListener(listener)
+        let sequence = #"""
+            {"name": "t", "version": 1, "blocks": [{"type": "try_catch", "id": "guard",
+              "try_block": [{"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "Go?", "timeout": 1000}}],
+              "catch_block": [{"type": "step", "id": "fallback", "handler": "work"}]}]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("t")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(await eventually { listener.all.contains("failed ask false") })
+        let run = try #require(try await engine.stepRuns(instanceId: id).first { $0.stepId == "ask" })
+        #expect(run.error == "wait_for_input on step 'ask' timed out after 1000 ms")
+        #expect(run.errorCode == "timeout")
+        await engine.shutdown()
+    }
+
+    @Test func badCursorsAndTheReservedIdAreRefused() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(), handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let cursor = await #expect(throws: StepwiseError.self) { _ = try await engine.deadLetters(after: "no-such-letter") }
+        #expect(cursor?.code == .invalidInput)
+        var options = StartOptions()
+        options.instanceId = InstanceID(rawValue: "00000000-0000-0000-0000-000000000000")
+        let reserved = await #expect(throws: StepwiseError.self) { _ = try await engine.start("approval", options: options) }
+        #expect(reserved?.code == .invalidInput)
+        await engine.shutdown()
+    }
+
+    @Test func afterShutdownEveryThrowingCallThrowsShutdown() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock())
+        let id = try #require(InstanceID(rawValue: "6f0c3a52-8a3e-4c1d-9a57-1d2b3c4d5e6f"))
+        await engine.shutdown()
+        let calls: [(String, () async throws -> Void)] = [
+            ("childInstances", { _ = try await engine.childInstances(of: id) }),
+            ("storedValue", { _ = try await engine.storedValue("k") }),
+            ("storeValues", { try await engine.storeValues([("k", "v")]) }),
+            ("deviceContext", { _ = try await engine.deviceContext() }),
+            ("pendingTelemetry", { _ = try await engine.pendingTelemetry() }),
+            ("outboxIsEmpty", { _ = try await engine.outboxIsEmpty() }),
+            ("validate", { _ = try await engine.validate(json: Array("{}".utf8)) }),
+            ("runUntilIdle with a zero budget", { _ = try await engine.runUntilIdle(maxTicks: 0, timeBudgetMs: 0) }),
+        ]
+        for (name, call) in calls {
+            let error = await #expect(throws: StepwiseError.self, "\(name)") { try await call() }
+            #expect(error?.code == .shutdown, "\(name)")
+        }
+    }
+}
+
+/// A handler's wait, opened by the test.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    var waiting: Bool { state.withLock { !$0.waiters.isEmpty } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { s -> Bool in
+                if s.open { return true }
+                s.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
