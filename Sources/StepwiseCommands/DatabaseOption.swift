@@ -75,7 +75,8 @@ final class OpenedDatabase {
     ///     engine on it at the same time (the engine must be the store's only writer).
     /// - Throws: ``CommandFailure`` with exit status 2.
     static func open(
-        _ path: String, mustExist: Bool, exclusive: Bool, configuration: EngineConfiguration = EngineConfiguration()
+        _ path: String, mustExist: Bool, exclusive: Bool, configuration: EngineConfiguration = EngineConfiguration(),
+        syncChannel: (any SyncChannelDriver)? = nil
     ) throws(CommandFailure) -> OpenedDatabase {
         if mustExist && !FileManager.default.fileExists(atPath: path) {
             throw CommandFailure(
@@ -91,7 +92,7 @@ final class OpenedDatabase {
                 let result = SequenceLoader.load(bytes, limits: SequenceLimits(maxDocumentBytes: Int.max))
                 names.formUnion(result.sequence?.handlerNames ?? [])
             }
-            let engine = try StepwiseEngine(store: store, configuration: configuration)
+            let engine = try StepwiseEngine(store: store, configuration: configuration, syncChannel: syncChannel)
             return OpenedDatabase(engine: engine, path: path, storedHandlerNames: names, lock: lock)
         } catch {
             throw CommandFailure(error.message, exitCode: 2)

@@ -13,7 +13,7 @@ public struct StepwiseCLI: AsyncParsableCommand {
             KeygenCommand.self, PublishCommand.self, VerifyManifestCommand.self,
             DemoCommand.self, RunCommand.self, ResumeCommand.self, InstancesCommand.self, ShowCommand.self,
             CompleteCommand.self, CancelCommand.self, DeadLettersCommand.self,
-            ServeCommand.self,
+            ServeCommand.self, SyncCommand.self,
         ]
     )
 

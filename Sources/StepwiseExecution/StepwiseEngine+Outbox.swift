@@ -2,12 +2,12 @@ import StepwiseJSON
 import StepwiseSequences
 
 extension StepwiseEngine {
-    /// Whether the sync channel is configured (outbox rows are written only then).
+    /// Whether the sync channel is configured.
     var isChannelConfigured: Bool { !configuration.syncUrl.isEmpty }
 
     /// Outbox writes for what a pass changed (SYNC.md §2.2), in the same batch.
     func outboxWrites(instances: Set<InstanceID>, journal: [JournalEntry], now: Int64) -> [OutboxWrite] {
-        guard isChannelConfigured else { return [] }
+        guard writesOutbox else { return [] }
         var writes: [OutboxWrite] = instances.sorted().map { .touchStatus($0) }
         for entry in journal {
             switch entry.kind {
@@ -39,6 +39,44 @@ extension StepwiseEngine {
             }
         }
         return writes
+    }
+
+    /// Metadata key set once the outbox holds the state of the instances that existed when the
+    /// channel was first configured.
+    static let outboxSeededKey = "outbox.seeded"
+
+    /// The first time an engine with a sync channel opens a database (one written without a
+    /// channel: an app adding sync, or `stepwise run` followed by `stepwise sync`), the outbox is
+    /// seeded with a status row for every unfinished instance and an approval row for every open
+    /// wait: otherwise the server would learn of them only when they next change. Once per
+    /// database; later changes are queued as they commit.
+    func seedOutboxIfNeeded() {
+        guard !outboxSeedChecked else { return }
+        outboxSeedChecked = true
+        guard isChannelConfigured, (try? store.metadata(Self.outboxSeededKey)) == nil else { return }
+        var instances: Set<InstanceID> = []
+        var waits: [JournalEntry] = []
+        for runtime in live.values where !runtime.record.state.isTerminal {
+            instances.insert(runtime.id)
+            for node in runtime.activeNodes where node.phase == .awaitingInput {
+                guard let block = runtime.block(of: node.id), case .step(let step) = block.kind, let wait = step.waitForInput,
+                    let waitID = node.progress.waitID
+                else { continue }
+                var payload: JSONObject = [
+                    "handler": .string(step.handler), "prompt": .string(wait.prompt), "wait_id": .string(waitID),
+                ]
+                payload["choices"] = wait.choices.map { .array($0.map { ["label": .string($0.label), "value": .string($0.value)] }) } ?? .null
+                payload["store_as"] = wait.storeAs.map(JSONValue.string) ?? .null
+                payload["timeout_at"] = node.dueAt.map { .integer($0) } ?? .null
+                waits.append(
+                    JournalEntry(
+                        instance: runtime.id, node: node.id, kind: .stepPending, stepID: block.id.rawValue, attempt: node.attempt,
+                        at: node.progress.waitOpenedAt ?? node.progress.attemptStartedAt ?? runtime.record.updatedAt,
+                        payload: .object(payload)))
+            }
+        }
+        commandWrites += outboxWrites(instances: instances, journal: waits, now: clock.now())
+        pendingBatch.metadata.append((Self.outboxSeededKey, "1"))
     }
 
     /// The `approval_requests` element of a wait (SYNC.md §2.3).

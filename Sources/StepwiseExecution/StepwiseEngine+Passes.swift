@@ -347,7 +347,10 @@ extension StepwiseEngine {
             pendingJournal.contains { $0.kind == .stepSucceeded && $0.stepID == step }
         } ?? false
         if dispatch && !isShutdown && !holdForRestart { dispatchQueued() }
-        if !isShutdown { housekeepingIfDue(now: now) }
+        if !isShutdown {
+            housekeepingIfDue(now: now)
+            seedOutboxIfNeeded()
+        }
         try commitPass()
         return completedInPass
     }

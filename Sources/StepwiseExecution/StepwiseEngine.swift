@@ -114,6 +114,11 @@ public actor StepwiseEngine {
     package var manifestSynchronizer: (any Sendable)?
     /// Marker, ack and result rows of the sync command being executed, committed with its change.
     var commandWrites: [OutboxWrite] = []
+    /// Whether commits queue outbox rows (SYNC.md §2.2): with a channel configured, or on a
+    /// database whose outbox was seeded by an engine that had one.
+    let writesOutbox: Bool
+    /// Whether `seedOutboxIfNeeded` ran (once per engine).
+    var outboxSeedChecked = false
     var heartbeatMs: Int64 = 100
     var touchedLastPass: Set<InstanceID> = []
 
@@ -140,6 +145,10 @@ public actor StepwiseEngine {
     ) throws(StepwiseError) {
         try configuration.validate()
         syncChannelDriver = syncChannel
+        // A database that has synced keeps its outbox filled even under an engine without a
+        // channel (`stepwise run` / `resume` between two `stepwise sync`s): nothing is missed.
+        let seeded = try store.metadata(Self.outboxSeededKey) != nil
+        writesOutbox = !configuration.syncUrl.isEmpty || seeded
         self.store = store
         self.configuration = configuration
         self.clock = clock
@@ -409,7 +418,7 @@ public actor StepwiseEngine {
             createdAt: now, updatedAt: now, lifetimeStartedAt: now, randomSeed: random.next(), precompleted: precompleted)
         let runtime = InstanceRuntime(record: record, program: program)
         live[id] = runtime
-        if isChannelConfigured { pendingBatch.metadata.append(("input:\(id.rawValue)", JSONWriter.string(.object(data)))) }
+        if writesOutbox { pendingBatch.metadata.append(("input:\(id.rawValue)", JSONWriter.string(.object(data)))) }
         do {
             try transition(id) { $0.start() }
             try commitPass()
@@ -578,9 +587,11 @@ public actor StepwiseEngine {
 
     /// GC at open (SEMANTICS §6.1, §2.16), done before the first call is served: the actor's
     /// synchronous init cannot run transitions, and no caller can observe the engine earlier.
-    /// Expired finished instances are then gone and over-age ones failed for every call.
+    /// Expired finished instances are then gone and over-age ones failed for every call. The
+    /// outbox is seeded then too, the first time a channel is configured (`seedOutboxIfNeeded`).
     private func housekeepingAtOpen() {
         housekeepingIfDue(now: clock.now())
+        seedOutboxIfNeeded()
         try? commitPass()
     }
 }

@@ -77,7 +77,7 @@ public struct SyncChannel: SyncChannelDriver {
     }
 
     /// The configured device id, or one generated once and persisted.
-    func deviceID(_ engine: StepwiseEngine) async -> String {
+    public func deviceID(_ engine: StepwiseEngine) async -> String {
         let configured = engine.configuration.deviceId
         if !configured.isEmpty { return configured }
         if let stored = await value(engine, Key.deviceID) { return stored }

@@ -72,6 +72,42 @@ struct EndToEndTests {
         await device.engine.shutdown()
     }
 
+    @Test func theCLIRunsSyncsAndResumesAnApprovalResolvedOnTheServer() async throws {
+        let workspace = try Workspace()
+        let server = try ServerProcess(workspace: workspace)
+        let file = workspace.path("approval.json")
+        try Data(approvalFlow.utf8).write(to: URL(fileURLWithPath: file))
+        let db = workspace.path("cli.db")
+        // Run without any sync configuration: the instance stops at its wait.
+        let run = try runStepwise(["run", file, "--db", db])
+        #expect(run.status == 3, "\(run.output)")
+        let sync = [
+            "sync", "--sync-url", server.baseURL + "/mobile/sync", "--api-key", ServerProcess.apiKey,
+            "--allow-insecure-localhost", "--device-id", "laptop", "--db", db,
+        ]
+        // The first sync sends what the database already holds: the status and the open wait.
+        let first = try runStepwise(sync)
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("2 rows delivered"), "\(first.output)")
+        let pending = try await server.request("GET", "/mobile/approvals?state=pending")
+        let approval = try #require(pending.body["items"]?.arrayValue?.first { $0["device_id"] == "laptop" })
+        let approvalID = try #require(approval["id"]?.stringValue)
+        #expect(try await server.request("POST", "/mobile/approvals/\(approvalID)/resolve", json: ["output": ["value": "yes"]]).status == 200)
+        let second = try runStepwise(sync)
+        #expect(second.output.contains("1 command executed"), "\(second.output)")
+        let resumed = try runStepwise(["resume", "--db", db])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        // The instance finished under an engine without a channel; the outbox kept its status.
+        let third = try runStepwise(sync)
+        #expect(third.status == 0, "\(third.output)")
+        let status = try await server.request("GET", "/mobile/status?device_id=laptop")
+        #expect(status.body["items"]?[0]?["state"] == "Completed")
+        // An unreachable server fails the round trip with status 1 and loses nothing.
+        server.kill()
+        let offline = try runStepwise(sync)
+        #expect(offline.status == 1, "\(offline.output)")
+    }
+
     @Test func anOfflineDeviceCatchesUpInOneSync() async throws {
         let workspace = try Workspace()
         // Nothing listens yet: the device works offline on its port-to-be.

@@ -1,0 +1,120 @@
+public import ArgumentParser
+import Foundation
+import Stepwise
+
+/// `stepwise sync --sync-url URL`: one device sync-channel round trip (SYNC.md §2) for the
+/// local database, as an app would make it: registration when needed, the outbox's status,
+/// approvals and acks sent, the server's commands executed exactly once.
+///
+/// Exit status: 0 the round trip succeeded, 1 it failed (server unreachable, refused, an
+/// error status; nothing was deleted from the outbox), 2 unusable input.
+public struct SyncCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Make one sync-channel round trip with a sync server for the local database.",
+        discussion: """
+            Sends the outbox (instance status, pending approvals, command acks and results) to the server's sync \
+            endpoint and executes the commands it answers with (complete_step, cancel_instance, start_workflow, \
+            update_sequence, send_signal, step_result), each exactly once. Steps those commands make runnable run \
+            under `stepwise resume`. The device id is --device-id, else the one this database generated on its \
+            first sync. Try it against `stepwise serve`: \
+            stepwise sync --sync-url http://127.0.0.1:8080/mobile/sync --api-key KEY --allow-insecure-localhost. \
+            Exit status: 0 synced, 1 the round trip failed (nothing was lost), 2 unusable input.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The server's sync endpoint (https; see --allow-insecure-localhost).", valueName: "url"))
+    var syncUrl: String
+
+    @Option(name: .long, help: ArgumentHelp("The API key sent as x-api-key.", valueName: "key"))
+    var apiKey: String = ""
+
+    @Option(name: .long, help: ArgumentHelp("The device id sent as x-device-id.", valueName: "id"))
+    var deviceId: String = ""
+
+    @Flag(name: .long, help: "Allow http:// to localhost and 127.0.0.1 (a local `stepwise serve`).")
+    var allowInsecureLocalhost = false
+
+    @Option(name: .long, help: ArgumentHelp("Per-request timeout in milliseconds.", valueName: "ms"))
+    var timeoutMs: UInt64 = 10_000
+
+    @Flag(name: .long, help: "Print the result as JSON.")
+    var json = false
+
+    @OptionGroup var database: DatabaseOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let output = await execute()
+        try output.finish()
+    }
+
+    /// Makes the round trip.
+    func execute() async -> CommandOutput {
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = syncUrl
+        configuration.syncApiKey = apiKey
+        configuration.deviceId = deviceId
+        configuration.allowInsecureLocalhost = allowInsecureLocalhost
+        configuration.operationTimeoutMs = max(1, timeoutMs)
+        let channel: SyncChannel
+        do {
+            try configuration.validate()
+            channel = try SyncChannel(configuration: configuration, appVersion: configuration.sdkVersion)
+        } catch {
+            return CommandFailure(error.message, exitCode: 2).output
+        }
+        let opened: OpenedDatabase
+        do {
+            opened = try OpenedDatabase.open(
+                database.db, mustExist: false, exclusive: true, configuration: configuration, syncChannel: channel)
+        } catch {
+            return error.output
+        }
+        let engine = opened.engine
+        // Commands that start or update instances check handlers: the stored sequences' handler
+        // names stand registered here, as under `run` and `resume` (nothing runs during a sync).
+        for name in opened.storedHandlerNames {
+            await engine.registerHandler(name) { _ in .object(JSONObject()) }
+        }
+        let output: CommandOutput
+        do {
+            let result = try await engine.syncChannel()
+            output = report(result, device: await channel.deviceID(engine))
+        } catch {
+            output = CommandFailure.engine(error).output
+        }
+        await opened.close()
+        return output
+    }
+
+    private func report(_ result: ChannelSyncResult, device: String) -> CommandOutput {
+        let failed = result.error != nil
+        if json {
+            var object: JSONObject = [
+                "device_id": .string(device), "requests": .integer(Int64(result.requests)),
+                "rows_delivered": .integer(Int64(result.rowsDelivered)),
+                "commands_executed": .integer(Int64(result.commandsExecuted)),
+            ]
+            object["http_status"] = result.httpStatus.map { .integer(Int64($0)) } ?? .null
+            object["interval_seconds"] = result.intervalSeconds.map { .integer(Int64($0)) } ?? .null
+            object["error"] = result.error.map(JSONValue.string) ?? .null
+            return CommandOutput(
+                standardOutput: JSONWriter.string(.object(object), options: [.prettyPrinted]) + "\n", exitCode: failed ? 1 : 0)
+        }
+        if let error = result.error {
+            return CommandOutput(
+                standardError: "error: sync failed: \(error)\nnothing was lost: the outbox is sent again by the next sync\n",
+                exitCode: 1)
+        }
+        var text = "synced as device \(device): \(result.requests) request\(result.requests == 1 ? "" : "s"), "
+        text += "\(result.rowsDelivered) row\(result.rowsDelivered == 1 ? "" : "s") delivered, "
+        text += "\(result.commandsExecuted) command\(result.commandsExecuted == 1 ? "" : "s") executed\n"
+        if let interval = result.intervalSeconds { text += "the server asks for the next sync in \(interval) s\n" }
+        if result.commandsExecuted > 0 {
+            text += "continue the instances they changed with: stepwise resume\(DatabaseOptions.flag(for: database.db))\n"
+        }
+        return CommandOutput(standardOutput: text)
+    }
+}
