@@ -53,3 +53,11 @@ struct AnswerBook: Sendable {
 func answerValue(_ text: String) -> JSONValue {
     (try? JSONParser.parse(text)) ?? .string(text)
 }
+
+/// `value` as the answer to a wait with `choices`: choice values are strings, so a typed
+/// `1`, `true` or `null` that spells one of them (read as JSON) means that string.
+func choiceAdjusted(_ value: JSONValue, choices: [(label: String, value: String)]?) -> JSONValue {
+    guard let choices, value.stringValue == nil else { return value }
+    let text = JSONWriter.string(value)
+    return choices.contains { $0.value == text } ? .string(text) : value
+}

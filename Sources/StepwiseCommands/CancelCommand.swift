@@ -38,6 +38,7 @@ public struct CancelCommand: AsyncParsableCommand {
             return error.output
         }
         let output: CommandOutput
+        await opened.standInForStoredHandlers()
         do {
             let engine = opened.engine
             let instance = try await resolveInstanceID(id, on: engine)

@@ -48,9 +48,11 @@ public struct CompleteCommand: AsyncParsableCommand {
             return error.output
         }
         let output: CommandOutput
+        await opened.standInForStoredHandlers()
         do {
             let instance = try await resolveInstanceID(id, on: opened.engine)
-            let answer = answerValue(value)
+            let choices = (try? await opened.engine.instance(instance))?.waits.first { $0.stepId == step }?.choices
+            let answer = choiceAdjusted(answerValue(value), choices: choices)
             do {
                 try await opened.engine.completeStep(
                     instanceId: instance, stepId: step, output: ["value": answer], waitId: waitId)
@@ -58,10 +60,15 @@ public struct CompleteCommand: AsyncParsableCommand {
                 throw CommandFailure.engine(error)
             }
             let db = DatabaseOptions.flag(for: database.db)
-            output = CommandOutput(
-                standardOutput:
-                    "recorded: step '\(step)' of instance \(instance) answered \(JSONWriter.string(answer))\n"
-                    + "continue with: stepwise resume \(instance)\(db)\n")
+            var text = "recorded: step '\(step)' of instance \(instance) answered \(JSONWriter.string(answer))\n"
+            // Steps that need no handler (routers, the end of the flow) move on at once.
+            let after = try? await opened.engine.instance(instance)
+            if let after, after.state.isTerminal && !after.hooksRunning {
+                text += "instance \(instance) is \(after.state)\n"
+            } else {
+                text += "continue with: stepwise resume \(instance)\(db)\n"
+            }
+            output = CommandOutput(standardOutput: text)
         } catch let failure as CommandFailure {
             output = failure.output
         } catch {

@@ -99,6 +99,19 @@ final class OpenedDatabase {
         }
     }
 
+    /// Registers a stand-in for every handler the stored sequences use and the engine lacks,
+    /// for commands that change instances without running handlers (`complete`, `cancel`, a
+    /// redrive, `sync`): a step they make reachable is then queued for its handler, which runs
+    /// under `stepwise resume`, instead of being recorded as waiting for an unregistered one.
+    /// No stand-in is ever called: these commands never dispatch.
+    func standInForStoredHandlers() async {
+        for name in storedHandlerNames where !BuiltinHandlers.names.contains(name) {
+            await engine.registerHandler(name) { _ in
+                throw StepError.retryable("handler '\(name)' runs under `stepwise resume`", code: "not_run_here")
+            }
+        }
+    }
+
     /// Shuts the engine down and releases the lock.
     ///
     /// An engine opened without the lock only read: it is dropped without `shutdown()`, whose
@@ -147,9 +160,11 @@ final class DatabaseLock: Sendable {
 func resolveInstanceID(_ text: String, on engine: StepwiseEngine) async throws(CommandFailure) -> InstanceID {
     if let id = InstanceID(rawValue: text) { return id }
     let prefix = text.lowercased()
-    guard prefix.count >= 4, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
+    // Anything that cannot begin an id (not hexadecimal) names no instance: "no such instance"
+    // (exit 1), as an unknown full id is.
+    guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
         throw CommandFailure(
-            "'\(text)' is not an instance id", exitCode: 2, hint: "List them with `stepwise instances`.")
+            "no instance id starts with '\(text)'", exitCode: 1, hint: "List them with `stepwise instances`.")
     }
     var matches: [InstanceID] = []
     var cursor: String?

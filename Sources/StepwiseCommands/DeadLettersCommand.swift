@@ -70,6 +70,7 @@ public struct DeadLettersCommand: AsyncParsableCommand {
             return error.output
         }
         let output: CommandOutput
+        if redriveID != nil { await opened.standInForStoredHandlers() }
         do {
             output = try await perform(on: opened.engine, style: style, now: now)
         } catch let failure as CommandFailure {

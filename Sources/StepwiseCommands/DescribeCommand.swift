@@ -24,7 +24,7 @@ public struct DescribeCommand: AsyncParsableCommand {
     static func execute(paths: [String], style: TerminalStyle = .plain) -> CommandOutput {
         let (files, missing) = InputFiles.expand(paths)
         var out = ""
-        var errors = missing.map { "error: \($0): no such file or folder\n" }.joined()
+        var errors = missing.map { "error: \($0.path): \($0.reason)\n" }.joined()
         var exitCode: Int32 = missing.isEmpty ? 0 : 2
         for path in files {
             let bytes: [UInt8]

@@ -36,7 +36,18 @@ struct HandlerScript: Sendable {
     /// - Throws: ``CommandFailure`` (exit 2) naming the first malformed response by pointer.
     static func parse(_ value: JSONValue, source: String) throws(CommandFailure) -> HandlerScript {
         var document = value
-        if value["sequence"] != nil, let handlers = value["handlers"] { document = handlers }
+        if case .array(let cases)? = value["cases"] {
+            // A case file: its one case's handlers. Several cases script different runs, and
+            // which one is meant cannot be guessed.
+            guard cases.count == 1, let only = cases.first else {
+                throw CommandFailure(
+                    "\(source) holds \(cases.count) conformance cases; --handlers takes a file with one case, or a handler script {\"handler\": [responses…]}",
+                    exitCode: 2)
+            }
+            document = only["handlers"] ?? .object(JSONObject())
+        } else if value["sequence"] != nil, let handlers = value["handlers"] {
+            document = handlers
+        }
         guard case .object(let object) = document else {
             throw CommandFailure(
                 "\(source): a handler script is an object {\"handler\": [responses…]}, got \(document.typeName)",

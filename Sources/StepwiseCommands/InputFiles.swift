@@ -4,15 +4,16 @@ import Foundation
 enum InputFiles {
     /// Expands each path: a file as is, a folder to every `*.json` below it (sorted).
     ///
-    /// - Returns: the files, and a message for each path that does not exist.
-    static func expand(_ paths: [String]) -> (files: [String], missing: [String]) {
+    /// - Returns: the files, and what is wrong with each path that does not exist or is a
+    ///   folder without any `*.json` file (a mistyped path must not pass as "nothing to check").
+    static func expand(_ paths: [String]) -> (files: [String], missing: [(path: String, reason: String)]) {
         var files: [String] = []
-        var missing: [String] = []
+        var missing: [(path: String, reason: String)] = []
         let fm = FileManager.default
         for path in paths {
             var isDirectory: ObjCBool = false
             guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                missing.append(path)
+                missing.append((path, "no such file or folder"))
                 continue
             }
             if isDirectory.boolValue {
@@ -23,6 +24,7 @@ enum InputFiles {
                         found.append(url.path)
                     }
                 }
+                if found.isEmpty { missing.append((path, "no *.json file in this folder")) }
                 files.append(contentsOf: found.sorted())
             } else {
                 files.append(path)

@@ -111,7 +111,7 @@ public struct PublishCommand: AsyncParsableCommand {
                 rootKey: root.key, rootKeyID: keyID, signingKey: signer, signingKeyID: signingKeyID, trustedKeys: trusted,
                 baseURL: baseURL, minSDKVersion: minSDK, expiresInMilliseconds: expires, now: now)
             let (files, missing) = InputFiles.expand(paths)
-            if let first = missing.first { return unusable("\(first): no such file or folder") }
+            if let first = missing.first { return unusable("\(first.path): \(first.reason)") }
             if files.isEmpty { return unusable("no sequence files given") }
             for path in files { inputs.append(ManifestPublisher.Input(label: path, bytes: try InputFiles.read(path))) }
             if FileManager.default.fileExists(atPath: manifestPath) { previous = try InputFiles.read(manifestPath) }

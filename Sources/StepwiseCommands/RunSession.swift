@@ -225,16 +225,18 @@ struct RunSession {
     private func complete(_ wait: PendingStep, value: JSONValue) async throws(StepwiseError) -> String? {
         do {
             try await engine.completeStep(
-                instanceId: wait.instanceId, stepId: wait.stepId, output: ["value": value], waitId: wait.waitId)
+                instanceId: wait.instanceId, stepId: wait.stepId, output: ["value": choiceAdjusted(value, choices: wait.choices)],
+                waitId: wait.waitId)
             return nil
         } catch  where error.code == .invalidInput || error.code == .invalidState || error.code == .notFound {
             return error.message
         }
     }
 
-    /// A typed answer: a choice number, a choice label, or a value (JSON or text).
+    /// A typed answer: a choice's value, a choice number, a choice label, or a value (JSON or text).
     static func interpret(_ text: String, choices: [(label: String, value: String)]?) -> JSONValue {
         if let choices {
+            if let exact = choices.first(where: { $0.value == text }) { return .string(exact.value) }
             if let number = Int(text), (1...choices.count).contains(number) {
                 return .string(choices[number - 1].value)
             }

@@ -23,8 +23,23 @@ public struct StepwiseCLI: AsyncParsableCommand {
 extension StepwiseCLI {
     /// Parses the process arguments, runs the chosen command and exits with its status.
     ///
-    /// The executable calls this, so it needs no ArgumentParser import of its own.
+    /// The executable calls this, so it needs no ArgumentParser import of its own. Arguments
+    /// that cannot be used (a missing argument, an unknown option, a bad value) exit with 2,
+    /// the status every command gives unusable input, not ArgumentParser's 64.
     public static func runFromCommandLine() async {
-        await main()
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                CommandOutput(standardError: fullMessage(for: error) + "\n", exitCode: 2).writeNow()
+                exit(withError: ExitCode(2))
+            }
+            exit(withError: error)
+        }
     }
 }

@@ -74,10 +74,8 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         let engine = opened.engine
         // Commands that start or update instances check handlers: the stored sequences' handler
-        // names stand registered here, as under `run` and `resume` (nothing runs during a sync).
-        for name in opened.storedHandlerNames {
-            await engine.registerHandler(name) { _ in .object(JSONObject()) }
-        }
+        // names stand registered here (nothing runs during a sync; `resume` runs them).
+        await opened.standInForStoredHandlers()
         let output: CommandOutput
         do {
             let result = try await engine.syncChannel()

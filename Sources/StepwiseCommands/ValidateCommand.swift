@@ -36,10 +36,10 @@ public struct ValidateCommand: AsyncParsableCommand {
         var text = ""
         var errors = ""
         var reports: [JSONValue] = []
-        for path in missing {
+        for (path, reason) in missing {
             exitCode = 2
-            errors += "error: \(path): no such file or folder\n"
-            reports.append(["path": .string(path), "status": "unusable", "error": "no such file or folder"])
+            errors += "error: \(path): \(reason)\n"
+            reports.append(["path": .string(path), "status": "unusable", "error": .string(reason)])
         }
         var validCount = 0
         var invalidCount = 0

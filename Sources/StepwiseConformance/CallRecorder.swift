@@ -2,7 +2,8 @@ import StepwiseExecution
 import StepwiseJSON
 import Synchronization
 
-/// Everything the scripted handlers saw, shared across engine restarts within one case.
+/// Everything the scripted handlers saw, shared across engine restarts within one case (and
+/// how many engines the case opened).
 final class CallRecorder: Sendable {
     struct State {
         var callCounts: [String: Int] = [:]
@@ -16,6 +17,8 @@ final class CallRecorder: Sendable {
         var unexpected: [String] = []
         /// Calls in flight per step id: a `crash_during` armed while one runs crashes at once.
         var inFlightSteps: [String: Int] = [:]
+        /// Engines opened so far in the case (the first is 0).
+        var engineOpens = 0
     }
 
     let state = Mutex(State())
@@ -31,6 +34,14 @@ final class CallRecorder: Sendable {
                 s.stepsInOrder.append(step)
             }
             return index
+        }
+    }
+
+    /// The number of this engine open within the case (0 for the first), for its seed.
+    func nextEngineOpen() -> Int {
+        state.withLock { s in
+            defer { s.engineOpens += 1 }
+            return s.engineOpens
         }
     }
 

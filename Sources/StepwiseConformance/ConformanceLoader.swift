@@ -23,6 +23,10 @@ public enum ConformanceLoader {
                         found.append((path as NSString).appendingPathComponent(relative))
                     }
                 }
+                if found.isEmpty {
+                    // A mistyped folder must not pass as "nothing failed".
+                    missing.append(ConformanceInputError(file: path, message: "no *.json case file in this folder"))
+                }
                 files += found.sorted()
             } else {
                 files.append(path)

@@ -10,9 +10,10 @@ public struct CaseOutcome: Sendable {
     public let failure: String?
     /// Whether it passed.
     public var passed: Bool { failure == nil }
-    /// `PASS <file> :: <name>` or `FAIL <file> :: <name>: <what differed>`.
+    /// `PASS <file> :: <name>` or `FAIL <file> :: <name>: <what differed>`, one line (line
+    /// breaks in the difference, such as a load error's problem list, become "; ").
     public var line: String {
-        if let failure { return "FAIL \(file) :: \(name): \(failure)" }
+        if let failure { return "FAIL \(file) :: \(name): \(failure.split(separator: "\n").joined(separator: "; "))" }
         return "PASS \(file) :: \(name)"
     }
 }

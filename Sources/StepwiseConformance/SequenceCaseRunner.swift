@@ -38,7 +38,11 @@ struct SequenceCaseRunner {
         // responses by dispatch order on every run, not by which pool thread ran first.
         var configuration = EngineConfiguration()
         configuration.handlerExecution = .engineThread
-        let engine = try StepwiseEngine(store: store, configuration: configuration, clock: clock, randomSeed: 0x5EED)
+        // Each (re)open draws from its own seed, as a new process would: one seed for every
+        // engine would hand out the first run's instance ids again after a restart.
+        let open = recorder.nextEngineOpen()
+        let engine = try StepwiseEngine(
+            store: store, configuration: configuration, clock: clock, randomSeed: 0x5EED &+ UInt64(open) &* 0x9E37_79B9_7F4A_7C15)
         await engine.unregisterAllHandlers()
         for (name, responses) in testCase.handlers {
             await engine.registerHandler(name, ScriptedHandler(name: name, responses: responses, recorder: recorder, clock: clock))
@@ -190,11 +194,11 @@ struct SequenceCaseRunner {
                     if childHistory.contains(where: { $0.kind == .stepSucceeded && $0.stepID == step }) { found = true }
                 }
                 if !found { return .notYet }
-                await engine.shutdown()
+                await engine.shutdown(waitingUpToMs: 0)
                 holder.engine = try await openEngine()
                 return .performed
             }
-            await engine.shutdown()
+            await engine.shutdown(waitingUpToMs: 0)
             holder.engine = try await openEngine()
             return .performed
         }

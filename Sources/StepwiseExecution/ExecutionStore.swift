@@ -168,6 +168,8 @@ public struct StoreBatch: Sendable {
     public var deletedSequences: [SequenceKey] = []
     /// Outbox changes and command markers.
     public var outbox: [OutboxWrite] = []
+    /// Command markers executed before this time (Unix ms) to delete (SYNC.md §2.6: kept 30 days).
+    public var pruneCommandMarkersBefore: Int64?
     /// The engine clock when the batch was built, Unix ms.
     public var now: Int64 = 0
     /// For instances in ``instances``: which members of their objects changed since their
@@ -181,7 +183,7 @@ public struct StoreBatch: Sendable {
     public var isEmpty: Bool {
         sequences.isEmpty && instances.isEmpty && nodes.isEmpty && journal.isEmpty && deletedInstances.isEmpty
             && metadata.isEmpty && deadLetters.isEmpty && deletedDeadLetters.isEmpty && deletedSequences.isEmpty
-            && outbox.isEmpty
+            && outbox.isEmpty && pruneCommandMarkersBefore == nil
     }
 }
 

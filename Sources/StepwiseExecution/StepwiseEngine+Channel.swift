@@ -64,14 +64,16 @@ extension StepwiseEngine {
         return SyncRequestDraft(body: .object(body), sent: sent, hasMore: hasMore)
     }
 
-    /// Deletes exactly the rows a request carried, after a 2xx response; a status row only if
-    /// its generation did not change meanwhile.
+    /// Deletes exactly the rows a request carried, after a 2xx response; a row only if its
+    /// generation did not change meanwhile.
     ///
     /// - Throws: ``StepwiseError`` `storage`.
     public func confirmSyncDelivery(_ sent: [OutboxRow]) throws(StepwiseError) {
         var batch = StoreBatch()
         batch.now = clock.now()
-        batch.outbox = sent.map { .delete(kind: $0.kind, key: $0.key, generation: $0.kind == .status ? $0.generation : nil) }
+        // By generation for every kind: a row replaced while the request was out (a newer status,
+        // a delegation re-issued) keeps its newer version for the next request.
+        batch.outbox = sent.map { .delete(kind: $0.kind, key: $0.key, generation: $0.generation) }
         if !batch.outbox.isEmpty { try store.commit(batch) }
     }
 
@@ -94,9 +96,11 @@ extension StepwiseEngine {
             let started = try perform(command)
             return SyncCommandOutcome(id: command.id, kind: .done, instanceId: started, error: nil)
         } catch {
-            commandWrites = []
+            discardUncommittedChanges()
             switch error.code {
-            case .notFound where ["start_workflow", "update_sequence"].contains(command.type),
+            // A sequence not installed yet (its error names it) is transient; an unknown
+            // instance is not (SYNC.md §2.6).
+            case .notFound where ["start_workflow", "update_sequence"].contains(command.type) && error.context["name"] != nil,
                 .resourceLimit, .unregisteredHandler, .storage, .timeout, .shutdown:
                 return SyncCommandOutcome(id: command.id, kind: .retry, instanceId: nil, error: error.message)
             default:
@@ -157,15 +161,16 @@ extension StepwiseEngine {
                 guard let id = InstanceID(rawValue: text) else { throw StepwiseError(.invalidInput, "instance_id is not a UUID") }
                 options.instanceId = id
             }
-            let predicted = options.instanceId
-            attach(predicted)
+            // The id is chosen first so the result that carries it commits with the new instance.
+            let planned = options.instanceId ?? freshInstanceID()
+            options.instanceId = planned
+            attach(planned)
             let id = try start(name, input: p["input"] ?? .object(JSONObject()), dedupKey: p["dedup_key"]?.stringValue, options: options)
-            if predicted == nil {
-                // The result must carry the id: record it in a follow-up result row.
-                var batch = StoreBatch()
-                batch.now = clock.now()
-                batch.outbox = [finishWrites(command.id, outcome: "done", instance: id, error: nil, now: batch.now)[2]]
-                try store.commit(batch)
+            if id != planned {
+                // The dedup key is held by a live instance: nothing was started or committed;
+                // the command is done, its result naming that instance.
+                attach(id)
+                try commitCommandOnly()
             }
             return id
         case "send_signal":
@@ -241,21 +246,26 @@ extension StepwiseEngine {
         var input = originalInput(of: id) ?? JSONObject()
         if case .object(let given)? = p["input"] { input = given }
         let policy = p["policy"]?.stringValue ?? "restart"
+        /// Starts the new instance; the old one's cancellation (made just before, not committed
+        /// yet), the new instance and the command's rows commit in one transaction (§2.6).
         func startNew(data: JSONObject, precompleted: JSONObject?) throws(StepwiseError) -> InstanceID {
             guard resolveSequence(name, version: version) != nil else {
                 throw sequenceNotFound(name)
             }
-            commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
-            let newID = try start(name, input: .object(data), options: StartOptions(version: version), precompleted: precompleted)
-            var batch = StoreBatch()
-            batch.now = clock.now()
-            batch.outbox = [finishWrites(command.id, outcome: "done", instance: newID, error: nil, now: batch.now)[2]]
-            try store.commit(batch)
-            return newID
+            let newID = freshInstanceID()
+            commandWrites = finishWrites(command.id, outcome: "done", instance: newID, error: nil, now: clock.now())
+            var options = StartOptions(version: version)
+            options.instanceId = newID
+            return try start(name, input: .object(data), options: options, precompleted: precompleted)
+        }
+        /// Requests the old instance's cancellation without committing it (startNew commits it).
+        func cancelOld() throws(StepwiseError) {
+            guard !record.state.isTerminal, live[id] != nil else { return }
+            try transition(id) { $0.requestCancellation() }
         }
         switch policy {
         case "restart":
-            if !record.state.isTerminal { try cancelInstance(id) }
+            try cancelOld()
             return try startNew(data: input, precompleted: nil)
         case "cancel":
             commandWrites = finishWrites(command.id, outcome: "done", instance: nil, error: nil, now: clock.now())
@@ -291,7 +301,7 @@ extension StepwiseEngine {
                 else { continue }
                 done[block.id.rawValue] = output
             }
-            if !record.state.isTerminal { try cancelInstance(id) }
+            try cancelOld()
             return try startNew(data: data, precompleted: done)
         default:
             throw StepwiseError(.invalidInput, "unknown update_sequence policy '\(policy)'")
@@ -312,7 +322,7 @@ extension StepwiseEngine {
         guard let key = resolveSequence(name, version: version), let program = try? program(for: key) else { return }
         let now = clock.now()
         let record = InstanceRecord(
-            id: InstanceID.random(using: &random), sequence: key, state: .scheduled,
+            id: freshInstanceID(), sequence: key, state: .scheduled,
             data: followUp["input"]?.objectValue ?? JSONObject(), config: JSONObject(), createdAt: now, updatedAt: now,
             lifetimeStartedAt: now, randomSeed: random.next())
         live[record.id] = InstanceRuntime(record: record, program: program)

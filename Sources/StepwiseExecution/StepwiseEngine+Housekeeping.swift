@@ -29,7 +29,17 @@ extension StepwiseEngine {
             pendingBatch.deletedInstances.append(contentsOf: doomed)
         }
         collectRetiredVersions()
+        // Command markers are kept 30 days, pruned at most daily (SYNC.md §2.6).
+        if lastMarkerPrune.map({ now - $0 >= Self.markerPruneIntervalMs }) ?? true {
+            lastMarkerPrune = now
+            pendingBatch.pruneCommandMarkersBefore = now - Self.markerRetentionMs
+        }
     }
+
+    /// How long a command marker is kept (30 days).
+    static let markerRetentionMs: Int64 = 30 * 86_400_000
+    /// How often markers are pruned at most (a day).
+    static let markerPruneIntervalMs: Int64 = 86_400_000
 
     /// Bytes of accounted memory: serialized `context.data` and latest outputs of live instances.
     func accountedMemoryBytes() -> Int {

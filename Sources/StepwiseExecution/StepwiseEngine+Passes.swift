@@ -20,7 +20,7 @@ extension StepwiseEngine {
             },
             makeInstanceID: { [self] in
                 // Instance ids come from the engine's seeded generator.
-                self.assumeIsolated { engine in InstanceID.random(using: &engine.random) }
+                self.assumeIsolated { engine in engine.freshInstanceID() }
             })
         context.isChannelConfigured = isChannelConfigured
         return context
@@ -83,7 +83,7 @@ extension StepwiseEngine {
         }
         pendingBatch.deadLetters.append(
             DeadLetter(
-                id: InstanceID.random(using: &random).rawValue, instanceId: record.id, sequenceName: record.sequence.name,
+                id: freshDeadLetterID(), instanceId: record.id, sequenceName: record.sequence.name,
                 sequenceVersion: record.sequence.version, blockId: error.blockID, handler: handler, error: error,
                 attempts: attempts, failedAt: record.finishedAt ?? clock.now()))
     }
@@ -163,6 +163,18 @@ extension StepwiseEngine {
             }
         }
         for call in calls { launch(call) }
+    }
+
+    /// Drops every change not committed yet (a server command that failed part-way): touched
+    /// instances go back to their stored state and the pending journal, batch and command rows
+    /// are discarded, so a `retry` outcome leaves nothing behind (SYNC.md §2.6).
+    func discardUncommittedChanges() {
+        let ids = touched
+        touched = []
+        pendingJournal = []
+        pendingBatch = StoreBatch()
+        commandWrites = []
+        rollBack(ids)
     }
 
     private func rollBack(_ ids: Set<InstanceID>) {

@@ -117,11 +117,16 @@ extension StepwiseEngine {
     /// Stops dispatching; returns when in-flight handlers finish or `maxTickDurationMs` passes.
     /// Later results are still recorded.
     public func pause() async {
+        await pause(waitingUpToMs: Int64(configuration.maxTickDurationMs))
+    }
+
+    /// `pause()` giving handler calls in flight `budgetMs` (real time) to finish.
+    private func pause(waitingUpToMs budgetMs: Int64) async {
         isRunning = false
         loopTask?.cancel()
         loopTask = nil
         wake()
-        await waitForInFlight(budgetMs: Int64(configuration.maxTickDurationMs))
+        await waitForInFlight(budgetMs: budgetMs)
         _ = try? runPass(dispatch: false)
         // Results of calls still out are recorded as they arrive (see `handlerReturned`).
         isPausedByHost = true
@@ -131,8 +136,15 @@ extension StepwiseEngine {
 
     /// Pauses, then closes: every later call throws `shutdown`. Idempotent.
     public func shutdown() async {
+        await shutdown(waitingUpToMs: Int64(configuration.maxTickDurationMs))
+    }
+
+    /// `shutdown()` giving handler calls in flight `budgetMs` (real time) to finish; calls still
+    /// out then are cancelled and run again (same attempt) by the next engine. The conformance
+    /// runner restarts with 0: its handlers wait on a virtual clock that no real wait moves.
+    package func shutdown(waitingUpToMs budgetMs: Int64) async {
         guard !isShutdown else { return }
-        await pause()
+        await pause(waitingUpToMs: budgetMs)
         if let driver = syncChannelDriver, !isCrashed {
             // One final flush, bounded by operationTimeoutMs (the driver's own request timeout).
             _ = await driver.roundTrip(for: self)

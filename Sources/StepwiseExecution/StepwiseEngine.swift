@@ -109,6 +109,8 @@ public actor StepwiseEngine {
     var deliveryWakePending = false
     var deliveryGeneration = 0
     var lastHousekeeping: Int64?
+    /// When command markers were last pruned (in memory: at most daily per engine).
+    var lastMarkerPrune: Int64?
     var syncChannelDriver: (any SyncChannelDriver)?
     /// The manifest synchronizer `sync(manifestURL:)` serialises its calls on (owned by the sync module).
     package var manifestSynchronizer: (any Sendable)?
@@ -407,7 +409,7 @@ public actor StepwiseEngine {
         if options.instanceId == .engine {
             throw StepwiseError(.invalidInput, "instance id \(InstanceID.engine) is reserved for the engine's own journal entries")
         }
-        let id = options.instanceId ?? InstanceID.random(using: &random)
+        let id = options.instanceId ?? freshInstanceID()
         let exists = live[id] != nil ? true : try store.containsInstance(id)
         if exists {
             throw StepwiseError(.conflict, "instance \(id) already exists", context: ["instance_id": .string(id.rawValue)])
@@ -428,6 +430,24 @@ public actor StepwiseEngine {
         }
         wake()
         return id
+    }
+
+    /// A new instance id from the seeded generator that no live or stored instance has: an
+    /// engine reopened with the same seed (tests, the conformance runner) draws the same
+    /// sequence again, and a reused id would overwrite the instance that has it.
+    func freshInstanceID() -> InstanceID {
+        while true {
+            let id = InstanceID.random(using: &random)
+            if id != .engine && live[id] == nil && (try? store.containsInstance(id)) != true { return id }
+        }
+    }
+
+    /// A new dead-letter id no stored dead letter has (see ``freshInstanceID()``).
+    func freshDeadLetterID() -> String {
+        while true {
+            let id = InstanceID.random(using: &random).rawValue
+            if pendingBatch.deadLetters.allSatisfy({ $0.id != id }) && (try? store.deadLetter(id)) == nil { return id }
+        }
     }
 
     func liveHolder(ofDedupKey key: String) throws(StepwiseError) -> InstanceID? {

@@ -112,10 +112,11 @@ extension SQLiteExecutionStore {
 
     /// Whether a batch can go to the change log: nothing in it can fail a constraint or must
     /// be seen by SQL at once. New instances (the id and live dedup key constraints), a dedup
-    /// key being set, sequences, deletions and dead letters are written directly.
+    /// key being set, sequences, deletions (marker pruning included) and dead letters are
+    /// written directly.
     private func isLoggable(_ batch: StoreBatch) -> Bool {
         guard batch.sequences.isEmpty, batch.deletedInstances.isEmpty, batch.deadLetters.isEmpty,
-            batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty
+            batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty, batch.pruneCommandMarkersBefore == nil
         else { return false }
         for record in batch.instances {
             guard let stored = storedRows[record.id] else { return false }
@@ -236,6 +237,11 @@ extension SQLiteExecutionStore {
             }
         }
         try writeDeadLetters(batch)
+        if let before = batch.pruneCommandMarkersBefore {
+            let s = try connection.cachedStatement("DELETE FROM command_markers WHERE executed_at < ?")
+            try s.bind(before, at: 1)
+            try s.execute()
+        }
         try apply(writes.all[writes.laterStart...])
     }
 

@@ -67,6 +67,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
         if access(path, F_OK) == 0 && access(path, W_OK) != 0 {
             throw Self.readOnlyError(path)
         }
+        // Checked on the file's bytes, before SQLite opens it and switches it to WAL: a store
+        // never changes a file that is not its own.
+        if let refusal = Self.foreignFileError(path) { throw refusal }
         do {
             connection = try SQLiteConnection(
                 path: path,
@@ -110,6 +113,33 @@ public final class SQLiteExecutionStore: ExecutionStore {
     }
 
     /// The error for a database file this process may not write.
+    /// Why the file at `path` cannot be a Stepwise database, or nil: it is not a regular file
+    /// (a directory, a device), or it is an SQLite database with tables but no Stepwise schema
+    /// version (`user_version` 0; a new Stepwise file has no tables yet). A missing or empty file
+    /// is fine (it is created), and a file that is not SQLite at all is left to SQLite's own
+    /// "not a database" error.
+    static func foreignFileError(_ path: String) -> StepwiseError? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return StepwiseError(
+                .storage, "cannot open database (\(path)): it is not a regular file",
+                context: ["path": .string(path), "reason": "not_a_file"])
+        }
+        guard let file = fopen(path, "rb") else { return nil }
+        defer { fclose(file) }
+        var header = [UInt8](repeating: 0, count: 100)
+        guard fread(&header, 1, 100, file) == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else { return nil }
+        // Offset 60: user_version; offset 28: the database size in pages (a new file has 1).
+        let userVersion = header[60..<64].reduce(0) { $0 << 8 | UInt32($1) }
+        let pages = header[28..<32].reduce(0) { $0 << 8 | UInt32($1) }
+        guard userVersion == 0 && pages > 1 else { return nil }
+        return StepwiseError(
+            .storage,
+            "cannot open database (\(path)): it is an SQLite database of another application (it has tables but no Stepwise schema version); nothing was changed",
+            context: ["path": .string(path), "reason": "foreign_database"])
+    }
+
     static func readOnlyError(_ path: String) -> StepwiseError {
         StepwiseError(
             .storage, "cannot open database (\(path)): the file is read-only (SQLITE_READONLY)",

@@ -90,8 +90,10 @@ struct InstancesCommandTests {
         let noPrefix = try await workspace.show("ffffffff")
         #expect(noPrefix.exitCode == 1)
         #expect(noPrefix.standardError.contains("no instance id starts with 'ffffffff'"))
+        // Not even a possible prefix: still "no such instance" (exit 1), as the README says.
         let notAnID = try await workspace.show("zz")
-        #expect(notAnID.exitCode == 2)
+        #expect(notAnID.exitCode == 1)
+        #expect(notAnID.standardError.contains("no instance id starts with 'zz'"))
     }
 
     @Test func completeRecordsTheAnswerAndResumeContinues() async throws {
@@ -104,6 +106,26 @@ struct InstancesCommandTests {
         let resumed = try await workspace.resume([id])
         #expect(resumed.exitCode == 0)
         #expect(try await workspace.show(id, json: true).standardOutput.contains(#""decision": "no""#))
+    }
+
+    @Test func completeQueuesTheNextStepForResumeAndNumericChoicesAreTheirStrings() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        _ = try await CompleteCommand.parse([id, "decide", "no", "--db", workspace.database]).execute()
+        // The next step is queued for its handler, not recorded as waiting for an unregistered one.
+        let shown = try await workspace.show(id, json: true).standardOutput
+        #expect(!shown.contains("to be registered"), "\(shown)")
+
+        let numbered = try workspace.write(
+            #"{"name": "pick", "version": 1, "blocks": [{"type": "step", "id": "n", "handler": "noop", "wait_for_input": {"prompt": "N?", "choices": [{"label": "One", "value": "1"}, {"label": "Two", "value": "2"}]}}]}"#,
+            to: "pick.json")
+        let picked = try #require(CLIWorkspace.instanceID(in: try await workspace.run([numbered]).standardOutput))
+        let answered = try await CompleteCommand.parse([picked, "n", "2", "--db", workspace.database]).execute()
+        #expect(answered.exitCode == 0, "\(answered.standardError)")
+        #expect(answered.standardOutput.contains(#"answered "2""#))
+        // Nothing else needed a handler: the instance finished, and no resume is suggested.
+        #expect(answered.standardOutput.contains("instance \(picked) is completed"))
+        #expect(!answered.standardOutput.contains("stepwise resume"))
     }
 
     @Test func completeErrorsCarryTheEnginesMessage() async throws {

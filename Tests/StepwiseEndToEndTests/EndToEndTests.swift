@@ -260,3 +260,17 @@ final class DuplicatingTransport: SyncHTTPTransport {
         return (status, JSONWriter.bytes(.object(response)))
     }
 }
+
+@Suite("The stepwise executable's exit statuses")
+struct ExecutableExitStatusTests {
+    @Test(arguments: [["verify-manifest"], ["instances", "--limit", "abc"], ["show"], ["no-such-command"], ["run", "--bogus"]])
+    func unusableArgumentsExitTwo(_ arguments: [String]) throws {
+        let result = try runStepwise(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.output)")
+    }
+
+    @Test func helpExitsZero() throws {
+        #expect(try runStepwise(["--help"]).status == 0)
+        #expect(try runStepwise(["sync", "--help"]).status == 0)
+    }
+}

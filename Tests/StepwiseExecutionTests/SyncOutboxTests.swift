@@ -146,3 +146,101 @@ struct SyncOutboxTests {
         await engine.shutdown()
     }
 }
+
+@Suite("Exactly-once server commands: one transaction per outcome (SYNC.md §2.6)")
+struct SyncCommandAtomicityTests {
+    func setUp(_ db: TemporaryDatabase, clock: VirtualClock, configuration: EngineConfiguration = SyncOutboxTests.configuration)
+        async throws -> StepwiseEngine
+    {
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        return engine
+    }
+
+    @Test func startWorkflowOnAHeldDedupKeyIsDoneWithTheHoldersIdAndCommitsItsRows() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        let holder = try await engine.start("approval", dedupKey: "user:1")
+        let outcome = await engine.executeSyncCommand([
+            "id": "s1", "type": "start_workflow", "payload": ["sequence_name": "approval", "dedup_key": "user:1"],
+        ])
+        #expect(outcome.kind == .done && outcome.instanceId == holder)
+        await engine.shutdown()
+        // The marker, ack and result were committed: a re-delivery after a restart is not run again.
+        let reopened = try await setUp(db, clock: clock)
+        let draft = try await reopened.draftSyncRequest(deviceID: "d")
+        #expect(draft.body["command_acks"] == ["s1"])
+        #expect(draft.body["command_results"]?[0]?["instance_id"] == .string(holder.rawValue))
+        #expect(try await reopened.instances().items.count == 1)
+        await reopened.shutdown()
+    }
+
+    @Test func theStartedInstanceIdIsInTheResultOfTheSameTransaction() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        let outcome = await engine.executeSyncCommand(["id": "s2", "type": "start_workflow", "payload": ["sequence_name": "approval"]])
+        let started = try #require(outcome.instanceId)
+        let draft = try await engine.draftSyncRequest(deviceID: "d")
+        let results = draft.body["command_results"]?.arrayValue ?? []
+        #expect(results.count == 1, "one result row, not a second one with the id")
+        #expect(results.first?["instance_id"] == .string(started.rawValue))
+        await engine.shutdown()
+    }
+
+    @Test func updateSequenceOnAnUnknownInstanceIsRejectedNotRetried() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await setUp(db, clock: VirtualClock(start: 1_000))
+        let outcome = await engine.executeSyncCommand([
+            "id": "u9", "type": "update_sequence", "payload": ["instance_id": "6f0c3a52-8a3e-4c1d-9a57-1d2b3c4d5e6f"],
+        ])
+        #expect(outcome.kind == .rejected)
+        #expect(try await engine.draftSyncRequest(deviceID: "d").body["command_acks"] == ["u9"])
+        await engine.shutdown()
+    }
+
+    @Test func aRestartThatMustBeRetriedLeavesTheOldInstanceUntouched() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        var configuration = SyncOutboxTests.configuration
+        configuration.maxConcurrentInstances = 1
+        let engine = try await setUp(db, clock: clock, configuration: configuration)
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        // The new version's handler is not registered yet: the start must be retried later.
+        let v2 = #"{"name": "approval", "version": 2, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+        _ = try await engine.loadSequence(json: Array(v2.utf8))
+        await engine.registerHandler("work") { _ in [:] }
+        let outcome = await engine.executeSyncCommand([
+            "id": "u1", "type": "update_sequence",
+            "payload": ["instance_id": .string(id.rawValue), "policy": "restart", "sequence_name": "missing-flow"],
+        ])
+        #expect(outcome.kind == .retry)
+        #expect(try await engine.instance(id).state == .waiting, "nothing was cancelled")
+        await engine.shutdown()
+        let reopened = try await setUp(db, clock: clock, configuration: configuration)
+        #expect(try await reopened.instance(id).state == .waiting, "nothing was committed either")
+        #expect(try await reopened.draftSyncRequest(deviceID: "d").body["command_acks"] == [])
+        await reopened.shutdown()
+    }
+
+    @Test func aRowReplacedWhileARequestIsOutSurvivesTheConfirmation() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        // An ack row goes out; the same command's ack is queued again before the response.
+        _ = await engine.executeSyncCommand(["id": "x1", "type": "explode"])
+        let draft = try await engine.draftSyncRequest(deviceID: "d")
+        #expect(draft.body["command_acks"] == ["x1"])
+        _ = await engine.executeSyncCommand(["id": "x1", "type": "explode"])
+        try await engine.confirmSyncDelivery(draft.sent)
+        #expect(try await engine.draftSyncRequest(deviceID: "d").body["command_acks"] == ["x1"])
+        await engine.shutdown()
+    }
+}
