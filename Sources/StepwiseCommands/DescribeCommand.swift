@@ -37,8 +37,10 @@ public struct DescribeCommand: AsyncParsableCommand {
             }
             let result = SequenceLoader.load(bytes)
             guard let sequence = result.sequence else {
+                // As `validate`: not JSON at all is unusable input (2), a broken sequence is 1.
+                let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
                 errors += "error: \(path) is invalid; run `stepwise validate \(path)` for the problems\n"
-                exitCode = max(exitCode, 1)
+                exitCode = max(exitCode, unusable ? 2 : 1)
                 continue
             }
             out += style.bold("\(sequence.name) v\(sequence.version)")

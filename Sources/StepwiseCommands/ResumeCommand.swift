@@ -79,7 +79,7 @@ public struct ResumeCommand: AsyncParsableCommand {
             let outcome = try await session.drive()
             output = await RunConclusion.conclude(
                 outcome, engine: engine, console: console, databaseFlag: DatabaseOptions.flag(for: database.db),
-                json: json)
+                handlersFlag: handlersFile.map { " --handlers \(shellQuoted($0))" } ?? "", json: json)
         } catch let failure as CommandFailure {
             output = failure.output
         } catch let error as StepwiseError {

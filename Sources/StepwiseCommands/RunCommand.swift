@@ -71,7 +71,7 @@ public struct RunCommand: AsyncParsableCommand {
                 sequence: try .file(file),
                 extraSequences: try extraFiles.map { path throws(CommandFailure) in try .file(path) },
                 input: try Self.parseInput(input), setup: setup, answers: try AnswerBook.parse(answers),
-                databasePath: database.db, json: json, configuration: configuration)
+                databasePath: database.db, json: json, configuration: configuration, handlersFile: handlersFile)
         } catch {
             return error.output
         }

@@ -13,10 +13,15 @@ enum RunConclusion {
 
     /// Prints the closing lines and builds the command's output.
     ///
-    /// - Parameter databaseFlag: ` --db PATH` to repeat in printed commands, or empty.
+    /// - Parameters:
+    ///   - databaseFlag: ` --db PATH` to repeat in printed commands, or empty.
+    ///   - handlersFlag: ` --handlers FILE` to repeat in printed `resume` commands, or empty (a
+    ///     resume without it would run placeholder handlers).
     static func conclude(
-        _ outcome: RunSession.Outcome, engine: StepwiseEngine, console: RunConsole, databaseFlag: String, json: Bool
+        _ outcome: RunSession.Outcome, engine: StepwiseEngine, console: RunConsole, databaseFlag: String,
+        handlersFlag: String = "", json: Bool
     ) async -> CommandOutput {
+        let resumeFlags = databaseFlag + handlersFlag
         let style = console.style
         let snapshot: InstanceSnapshot
         let name: String
@@ -45,15 +50,15 @@ enum RunConclusion {
             snapshot = s
             name = "stopped_waiting"
             exitCode = exitStoppedWaiting
-            resumeCommand = "stepwise resume \(s.id)\(databaseFlag)"
+            resumeCommand = "stepwise resume \(s.id)\(resumeFlags)"
             if let wait = waits.first {
                 let example = InstanceReport.answerExample(wait)
                 console.line(
                     style.yellow("⏸ stopped:") + " instance \(s.id) waits for input at step '\(wait.stepId)'"
                         + (waits.count > 1 ? " (and \(waits.count - 1) more)" : ""))
-                console.line("  answer at a terminal:  stepwise resume \(s.id)\(databaseFlag)")
+                console.line("  answer at a terminal:  stepwise resume \(s.id)\(resumeFlags)")
                 console.line(
-                    "  or in a script:        stepwise resume \(s.id)\(databaseFlag) --answer \(wait.stepId)=\(example)"
+                    "  or in a script:        stepwise resume \(s.id)\(resumeFlags) --answer \(wait.stepId)=\(example)"
                 )
                 console.line(
                     "  or record it now:      stepwise complete \(wait.instanceId) \(wait.stepId) \(example)\(databaseFlag)"
@@ -62,15 +67,15 @@ enum RunConclusion {
                 console.line(
                     style.yellow("⏸ stopped:") + " instance \(s.id) is \(s.state) and nothing here can move it on:")
                 for reason in s.waitingReasons { console.line("  - \(reason)") }
-                console.line("  continue later with: stepwise resume \(s.id)\(databaseFlag)")
+                console.line("  continue later with: stepwise resume \(s.id)\(resumeFlags)")
             }
         case .interrupted(let s):
             snapshot = s
             name = "interrupted"
             exitCode = exitInterrupted
-            resumeCommand = "stepwise resume \(s.id)\(databaseFlag)"
+            resumeCommand = "stepwise resume \(s.id)\(resumeFlags)"
             console.line(style.yellow("■ stopped by Ctrl-C:") + " instance \(s.id) is \(s.state); nothing is lost.")
-            console.line("  continue with: stepwise resume \(s.id)\(databaseFlag)")
+            console.line("  continue with: stepwise resume \(s.id)\(resumeFlags)")
         }
         guard json else { return console.output(exitCode: exitCode) }
         let history = (try? await engine.history(of: snapshot.id)) ?? []

@@ -33,8 +33,10 @@ final class RunConsole: Sendable {
         self.isStreaming = isStreaming
         let descriptor: Int32 = timelineOnStandardError ? 2 : 1
         let terminal = isStreaming && isatty(descriptor) == 1
-        showsProgress = terminal
-        style = TerminalStyle(enabled: terminal && getenv("NO_COLOR") == nil)
+        // NO_COLOR asks for plain output: no colour, and no redrawn progress line either.
+        let plain = getenv("NO_COLOR") != nil
+        showsProgress = terminal && !plain
+        style = TerminalStyle(enabled: terminal && !plain)
     }
 
     /// A console that collects everything (tests, in-process runs).

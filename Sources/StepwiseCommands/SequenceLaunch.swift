@@ -44,6 +44,8 @@ struct SequenceLaunch {
     var databasePath: String
     var json = false
     var configuration = EngineConfiguration()
+    /// The `--handlers` file given, repeated in the printed `resume` commands.
+    var handlersFile: String?
     /// Lines printed once the instance is started (the demo's introduction).
     var introduction: [String] = []
 
@@ -92,7 +94,7 @@ struct SequenceLaunch {
             let outcome = try await session.drive()
             output = await RunConclusion.conclude(
                 outcome, engine: engine, console: console, databaseFlag: DatabaseOptions.flag(for: databasePath),
-                json: json)
+                handlersFlag: handlersFile.map { " --handlers \(shellQuoted($0))" } ?? "", json: json)
         } catch {
             console.error("error: \(error.message)")
             output = console.output(exitCode: 2)

@@ -107,7 +107,9 @@ public struct EngineConfiguration: Sendable, Hashable {
         if !syncUrl.isEmpty && !syncUrl.hasPrefix("https://") {
             let local = syncUrl.hasPrefix("http://localhost") || syncUrl.hasPrefix("http://127.0.0.1")
             if !(allowInsecureLocalhost && local) {
-                throw StepwiseError(.invalidInput, "syncUrl must use https (got \(syncUrl))")
+                // The scheme and host only: a query may carry a token.
+                let shown = syncUrl.split(separator: "?", maxSplits: 1).first.map(String.init) ?? syncUrl
+                throw StepwiseError(.invalidInput, "syncUrl must use https (got \(shown))")
             }
         }
     }

@@ -624,6 +624,13 @@ extension InstanceMachine {
             target = waits.first
         }
         guard let node = target, let block = runtime.block(of: node.id), case .step(let step) = block.kind else {
+            if let waitID, !waits.isEmpty {
+                // The step waits, just not under that id.
+                let open = waits.compactMap(\.progress.waitID).joined(separator: ", ")
+                throw StepwiseError(
+                    .invalidState, "step '\(stepID)' of instance \(runtime.id) has no open wait '\(waitID)' (open: \(open))",
+                    context: ["instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID), "wait_id": .string(waitID)])
+            }
             throw Self.stepNotWaiting(stepID, of: runtime)
         }
         guard case .object = payload else {

@@ -27,19 +27,22 @@ extension StepwiseEngine {
         try checkOpen()
         guard let url = endpoint ?? URL(string: configuration.telemetryUrl), !(endpoint == nil && configuration.telemetryUrl.isEmpty)
         else { throw StepwiseError(.invalidInput, "no telemetry endpoint given and telemetryUrl is empty") }
-        let host = url.host?.lowercased() ?? ""
-        guard url.scheme == "https" || (url.scheme == "http" && configuration.allowInsecureLocalhost && (host == "localhost" || host == "127.0.0.1"))
-        else { throw StepwiseError(.invalidInput, "the telemetry endpoint must use https") }
+        if let refusal = TransportPolicy(allowInsecureLocalhost: configuration.allowInsecureLocalhost).refusal(for: url) {
+            throw StepwiseError(.invalidInput, "the telemetry endpoint: \(refusal)")
+        }
         let batch = try pendingTelemetry(limit: 500)
         guard !batch.events.isEmpty else { return FlushResult(sent: 0, remaining: 0) }
         let device = try deviceContext() ?? DeviceContext()
+        // The device id the channel sends: configured, else the one generated and kept on the
+        // first sync (never an empty header).
+        let deviceID = await SyncChannel.deviceID(of: self)
         var deviceJSON = device.jsonValue(environment: configuration.environment)
         if device.deviceId.isEmpty, case .object(var o) = deviceJSON {
-            o["device_id"] = .string(configuration.deviceId)
+            o["device_id"] = .string(deviceID)
             deviceJSON = .object(o)
         }
         let body: JSONValue = ["events": .array(batch.events), "device": deviceJSON]
-        var headers = ["content-type": "application/json", "x-device-id": configuration.deviceId]
+        var headers = ["content-type": "application/json", "x-device-id": deviceID]
         if !configuration.syncApiKey.isEmpty { headers["x-api-key"] = configuration.syncApiKey }
         let status: Int
         do {

@@ -31,13 +31,13 @@ public struct SyncChannel: SyncChannelDriver {
         configuration: EngineConfiguration, transport: any SyncHTTPTransport = URLSessionSyncTransport(),
         platform: String = SyncChannel.currentPlatform, appVersion: String = ""
     ) throws(StepwiseError) {
-        guard let url = URL(string: configuration.syncUrl), let scheme = url.scheme?.lowercased() else {
+        guard let url = URL(string: configuration.syncUrl), url.scheme != nil else {
             throw StepwiseError(.invalidInput, "syncUrl is not a URL")
         }
-        let host = url.host?.lowercased() ?? ""
-        let loopback = host == "localhost" || host == "127.0.0.1"
-        guard scheme == "https" || (scheme == "http" && loopback && configuration.allowInsecureLocalhost) else {
-            throw StepwiseError(.invalidInput, "syncUrl must use https")
+        // The transport rules of SYNC.md §1: https to a public host; loopback (over http too)
+        // only with allowInsecureLocalhost; private addresses never.
+        if let refusal = TransportPolicy(allowInsecureLocalhost: configuration.allowInsecureLocalhost).refusal(for: url) {
+            throw StepwiseError(.invalidInput, "syncUrl: \(refusal)")
         }
         syncURL = url
         registerURL = url.deletingLastPathComponent().appendingPathComponent("devices").appendingPathComponent("register")
@@ -78,9 +78,15 @@ public struct SyncChannel: SyncChannelDriver {
 
     /// The configured device id, or one generated once and persisted.
     public func deviceID(_ engine: StepwiseEngine) async -> String {
+        await Self.deviceID(of: engine)
+    }
+
+    /// The device id an engine's sync traffic (channel and telemetry) carries: the configured
+    /// `deviceId`, else one generated once and kept in the database.
+    public static func deviceID(of engine: StepwiseEngine) async -> String {
         let configured = engine.configuration.deviceId
         if !configured.isEmpty { return configured }
-        if let stored = await value(engine, Key.deviceID) { return stored }
+        if let stored = (try? await engine.storedValue(Key.deviceID)).flatMap({ $0 }), !stored.isEmpty { return stored }
         let generated = UUID().uuidString.lowercased()
         try? await engine.storeValues([(Key.deviceID, generated)])
         return generated
@@ -166,8 +172,12 @@ public struct SyncChannel: SyncChannelDriver {
     func registerIfNeeded(_ engine: StepwiseEngine, device: String, headers: [String: String]) async throws {
         let token = await value(engine, Key.pushToken)
         let platform = await value(engine, "sync.platform") ?? self.platform
+        // The app's version as given to the channel, else as the host set it in its device
+        // context (`setDeviceContext`): a new version registers again.
+        var version = appVersion
+        if version.isEmpty, let context = try? await engine.deviceContext() { version = context.appVersion }
         var body: JSONObject = [
-            "device_id": .string(device), "platform": .string(platform), "app_version": .string(appVersion),
+            "device_id": .string(device), "platform": .string(platform), "app_version": .string(version),
         ]
         body["push_token"] = token.map(JSONValue.string) ?? .null
         let fingerprint = JSONWriter.string(.object(body), options: .sortedKeys)

@@ -155,4 +155,31 @@ struct TelemetryFlushTests {
         #expect(try await engine.flushTelemetry(transport: transport) == FlushResult(sent: 0, remaining: 0))
         await engine.shutdown()
     }
+
+    @Test func telemetryCarriesTheDatabasesDeviceIdWhenNoneIsConfigured() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("telemetry-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        var configuration = EngineConfiguration()
+        configuration.telemetryUrl = "https://telemetry.test/mobile/telemetry"
+        let engine = try StepwiseEngine(databasePath: path, configuration: configuration)
+        _ = try await engine.loadSequence(json: Array(#"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "noop"}]}"#.utf8))
+        _ = try await engine.start("q")
+        _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
+        let transport = ScriptedTransport()
+        _ = try await engine.flushTelemetry(transport: transport)
+        let request = try #require(transport.requests.first)
+        let header = try #require(request.headers["x-device-id"])
+        #expect(!header.isEmpty)
+        #expect(request.body["device"]?["device_id"] == .string(header))
+        #expect(await SyncChannel.deviceID(of: engine) == header, "the same id every time")
+        await engine.shutdown()
+    }
+
+    @Test(arguments: ["https://127.0.0.1/mobile/sync", "https://10.0.0.5/mobile/sync", "http://sync.test/mobile/sync"])
+    func theChannelFollowsTheTransportRules(_ url: String) {
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = url
+        let error = #expect(throws: StepwiseError.self) { _ = try SyncChannel(configuration: configuration) }
+        #expect(error?.code == .invalidInput)
+    }
 }
