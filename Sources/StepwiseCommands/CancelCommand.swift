@@ -41,7 +41,7 @@ public struct CancelCommand: AsyncParsableCommand {
         await opened.standInForStoredHandlers()
         do {
             let engine = opened.engine
-            let instance = try await resolveInstanceID(id, on: engine)
+            let instance = try await resolveInstanceID(id, on: engine, database: database.db)
             let snapshot: InstanceSnapshot
             do {
                 try await engine.cancelInstance(instance)

@@ -50,7 +50,7 @@ public struct CompleteCommand: AsyncParsableCommand {
         let output: CommandOutput
         await opened.standInForStoredHandlers()
         do {
-            let instance = try await resolveInstanceID(id, on: opened.engine)
+            let instance = try await resolveInstanceID(id, on: opened.engine, database: database.db)
             let choices = (try? await opened.engine.instance(instance))?.waits.first { $0.stepId == step }?.choices
             let answer = choiceAdjusted(answerValue(value), choices: choices)
             do {

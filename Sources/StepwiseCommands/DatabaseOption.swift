@@ -157,14 +157,17 @@ final class DatabaseLock: Sendable {
 /// Finds an instance by its full id or by an unambiguous prefix of it (as `show` prints them).
 ///
 /// - Throws: ``CommandFailure``: exit 1 when no instance or several match, 2 for storage errors.
-func resolveInstanceID(_ text: String, on engine: StepwiseEngine) async throws(CommandFailure) -> InstanceID {
+func resolveInstanceID(_ text: String, on engine: StepwiseEngine, database: String = DatabaseOptions.defaultPath)
+    async throws(CommandFailure) -> InstanceID
+{
+    let hint = "List them with `stepwise instances\(DatabaseOptions.flag(for: database))`."
     if let id = InstanceID(rawValue: text) { return id }
     let prefix = text.lowercased()
     // Anything that cannot begin an id (not hexadecimal) names no instance: "no such instance"
     // (exit 1), as an unknown full id is.
     guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit || $0 == "-" }) else {
         throw CommandFailure(
-            "no instance id starts with '\(text)'", exitCode: 1, hint: "List them with `stepwise instances`.")
+            "no instance id starts with '\(text)'", exitCode: 1, hint: hint)
     }
     var matches: [InstanceID] = []
     var cursor: String?
@@ -179,7 +182,7 @@ func resolveInstanceID(_ text: String, on engine: StepwiseEngine) async throws(C
         cursor = page.nextCursor
     } while cursor != nil && matches.count < 2
     switch matches.count {
-    case 0: throw CommandFailure("no instance id starts with '\(text)'", exitCode: 1)
+    case 0: throw CommandFailure("no instance id starts with '\(text)'", exitCode: 1, hint: hint)
     case 1: return matches[0]
     default: throw CommandFailure("'\(text)' matches several instances; give more of the id", exitCode: 1)
     }

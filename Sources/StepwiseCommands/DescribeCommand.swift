@@ -44,7 +44,7 @@ public struct DescribeCommand: AsyncParsableCommand {
                 continue
             }
             out += style.bold("\(sequence.name) v\(sequence.version)")
-            out += " (\(path): \(sequence.blockCount) blocks; handlers: \(sequence.handlerNames.joined(separator: ", ")))\n"
+            out += " (\(path): \(sequence.blockCount) block\(sequence.blockCount == 1 ? "" : "s"); handlers: \(sequence.handlerNames.joined(separator: ", ")))\n"
             out += BlockTreeRenderer(style: style).render(sequence.blocks, prefix: "")
             if let hooks = sequence.onFailure {
                 out += "on_failure\n" + BlockTreeRenderer(style: style).render(hooks, prefix: "")

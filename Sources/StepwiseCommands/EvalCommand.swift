@@ -82,7 +82,8 @@ public struct EvalCommand: AsyncParsableCommand {
         }
         switch compiled.evaluate(scope) {
         case .value(let v):
-            var text = JSONWriter.string(v) + "\n"
+            // Integral numbers without a fraction (`10`, not `10.0`), as json() and templates write them.
+            var text = JSONWriter.string(v, options: .integralDoublesAsIntegers) + "\n"
             if truthy { text += "truthy: \(v.isTruthy)\n" }
             return CommandOutput(standardOutput: text)
         case .error(let message):

@@ -93,7 +93,7 @@ public struct ResumeCommand: AsyncParsableCommand {
 
     /// The instance named on the command line, or the most recently updated unfinished root instance.
     private func chooseInstance(on engine: StepwiseEngine) async throws -> InstanceID {
-        if let id { return try await resolveInstanceID(id, on: engine) }
+        if let id { return try await resolveInstanceID(id, on: engine, database: database.db) }
         let unfinished = try await engine.activeInstances().filter { $0.parentInstanceId == nil }
         guard let latest = unfinished.first else {
             throw CommandFailure(

@@ -80,9 +80,13 @@ public struct RunCommand: AsyncParsableCommand {
 
     /// `--input`: a JSON object.
     static func parseInput(_ text: String?) throws(CommandFailure) -> JSONObject {
-        guard let text else { return JSONObject() }
-        guard let value = try? JSONParser.parse(text) else {
-            throw CommandFailure("--input is not valid JSON", exitCode: 2)
+        // Empty input is `{}` (SEMANTICS §6.3).
+        guard let text, !text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" }) else { return JSONObject() }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(text)
+        } catch {
+            throw CommandFailure("--input is not valid JSON: \(error)", exitCode: 2)
         }
         guard case .object(let object) = value else {
             throw CommandFailure("--input must be a JSON object, got \(value.typeName)", exitCode: 2)

@@ -25,7 +25,7 @@ struct SequenceSource: Sendable {
         guard let sequence = result.sequence else {
             let problems = result.problems.prefix(20).map { "  \($0)" }.joined(separator: "\n")
             throw CommandFailure(
-                "\(label) is not a valid sequence (\(result.problems.count) problems)", exitCode: 2,
+                "\(label) is not a valid sequence (\(result.problems.count) problem\(result.problems.count == 1 ? "" : "s"))", exitCode: 2,
                 hint: problems + "\nSee them all with `stepwise validate \(shellQuoted(label))`.")
         }
         return sequence
@@ -74,7 +74,9 @@ struct SequenceLaunch {
         let engine = database.engine
         let names = Set(compiled.handlerNames + extras.flatMap(\.handlerNames)).union(database.storedHandlerNames)
         let placeholders = await setup.register(on: engine, names: names)
-        if let notice = HandlerSetup.placeholderNotice(placeholders) { console.error(notice) }
+        // The notice names this run's handlers only, not those of every sequence stored before.
+        let ours = Set(compiled.handlerNames + extras.flatMap(\.handlerNames))
+        if let notice = HandlerSetup.placeholderNotice(placeholders.filter { ours.contains($0) }) { console.error(notice) }
         let id: InstanceID
         do {
             id = try await loadAndStart(compiled, on: engine)

@@ -38,7 +38,7 @@ public struct ShowCommand: AsyncParsableCommand {
         let output: CommandOutput
         do {
             let engine = opened.engine
-            let instance = try await resolveInstanceID(id, on: engine)
+            let instance = try await resolveInstanceID(id, on: engine, database: database.db)
             let snapshot: InstanceSnapshot
             let history: [JournalEntry]
             let runs: [StepRun]

@@ -66,7 +66,7 @@ struct Expectations {
                 for (handler, count) in expected.objectValue ?? JSONObject() {
                     let actual = recorded.callCounts[handler, default: 0]
                     if JSONValue.integer(Int64(actual)) != count {
-                        failures.append("handler '\(handler)' was called \(actual) times, expected \(JSONWriter.string(count))")
+                        failures.append("handler '\(handler)' was called \(actual) time\(actual == 1 ? "" : "s"), expected \(JSONWriter.string(count))")
                     }
                 }
             case "call_inputs":

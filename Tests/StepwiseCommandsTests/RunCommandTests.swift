@@ -159,7 +159,7 @@ struct RunCommandTests {
         let invalid = try workspace.write(#"{"name": "x", "version": 1, "blocks": [{"type": "step", "id": "a"}]}"#, to: "bad.json")
         let invalidOutput = try await workspace.run([invalid])
         #expect(invalidOutput.exitCode == 2)
-        #expect(invalidOutput.standardError.contains("is not a valid sequence (1 problems)"))
+        #expect(invalidOutput.standardError.contains("is not a valid sequence (1 problem)"))
         #expect(invalidOutput.standardError.contains("/blocks/0/handler: missing_field"))
 
         let file = try workspace.write(TestSequences.approval, to: "approval.json")
