@@ -147,7 +147,7 @@ extension StepwiseEngine {
         await pause(waitingUpToMs: budgetMs)
         if let driver = syncChannelDriver, !isCrashed {
             // One final flush, bounded by operationTimeoutMs (the driver's own request timeout).
-            _ = await driver.roundTrip(for: self)
+            _ = await channelRoundTrip(driver)
         }
         isShutdown = true
         timerTask?.cancel()
@@ -219,7 +219,7 @@ extension StepwiseEngine {
         if let driver = syncChannelDriver, remaining >= .milliseconds(Int64(configuration.operationTimeoutMs)),
             let due = await driver.nextDue(for: self), due <= clock.now()
         {
-            _ = await driver.roundTrip(for: self)
+            _ = await channelRoundTrip(driver)
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork

@@ -53,7 +53,10 @@ extension StepwiseEngine {
             entries.removeFirst(dropped)
             try storeValues([(Self.telemetryCursorKey, String(cursor))])
         }
-        var names: [InstanceID: (String, Int)] = [:]
+        var names: [InstanceID: (String, Int, Int64?)] = [:]
+        // When each node's latest attempt started, for step durations (an attempt starts and
+        // ends in the same batch unless the batch boundary falls between the two).
+        var started: [String: Int64] = [:]
         var events: [JSONValue] = []
         for entry in entries.prefix(limit) {
             if entry.kind == .manifestApplied {
@@ -66,7 +69,7 @@ extension StepwiseEngine {
             if names[entry.instance] == nil {
                 var record = live[entry.instance]?.record
                 if record == nil { record = try store.loadInstance(entry.instance)?.0 }
-                names[entry.instance] = record.map { ($0.sequence.name, $0.sequence.version) } ?? ("", 0)
+                names[entry.instance] = record.map { ($0.sequence.name, $0.sequence.version, $0.createdAt) } ?? ("", 0, nil)
             }
             var payload: JSONObject = [
                 "instance_id": .string(entry.instance.rawValue), "sequence_name": .string(names[entry.instance]?.0 ?? ""),
@@ -75,6 +78,18 @@ extension StepwiseEngine {
             if let step = entry.stepID { payload["step_id"] = .string(step) }
             if let attempt = entry.attempt { payload["attempt"] = .integer(Int64(attempt)) }
             if let error = entry.payload["error"]?.stringValue { payload["error"] = .string(error) }
+            // duration_ms: of the attempt for a step's end, of the instance for its end.
+            let nodeKey = "\(entry.instance.rawValue):\(entry.node?.rawValue ?? -1)"
+            switch entry.kind {
+            case .stepStarted:
+                started[nodeKey] = entry.at
+            case .stepCompleted, .inputReceived, .stepFailed:
+                if let start = started[nodeKey] { payload["duration_ms"] = .integer(entry.at - start) }
+            case .instanceCompleted, .instanceFailed, .instanceCancelled:
+                if let created = names[entry.instance]?.2 { payload["duration_ms"] = .integer(entry.at - created) }
+            default:
+                break
+            }
             events.append([
                 "event_type": .string(Self.telemetryKinds[entry.kind] ?? ""), "payload": .string(JSONWriter.string(.object(payload))),
                 "timestamp": .string(Timestamp.rfc3339(entry.at)),

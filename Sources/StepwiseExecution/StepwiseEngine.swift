@@ -119,6 +119,8 @@ public actor StepwiseEngine {
     /// Whether commits queue outbox rows (SYNC.md §2.2): with a channel configured, or on a
     /// database whose outbox was seeded by an engine that had one.
     let writesOutbox: Bool
+    /// The latest channel round trip's outcome (``lastChannelSync``).
+    var lastChannelResult: ChannelSyncResult?
     /// Whether `seedOutboxIfNeeded` ran (once per engine).
     var outboxSeedChecked = false
     var heartbeatMs: Int64 = 100

@@ -52,6 +52,18 @@ extension StepwiseEngine {
         wake()
     }
 
+    /// The outcome of the latest channel round trip this engine made (time, HTTP status, error;
+    /// SYNC.md §2.10), whichever path ran it: the run loop, `runUntilIdle`, `syncChannel()` or
+    /// `shutdown()`. `nil` before the first.
+    public var lastChannelSync: ChannelSyncResult? { lastChannelResult }
+
+    /// Runs one round trip and keeps its outcome for ``lastChannelSync``.
+    func channelRoundTrip(_ driver: any SyncChannelDriver) async -> ChannelSyncResult {
+        let result = await driver.roundTrip(for: self)
+        lastChannelResult = result
+        return result
+    }
+
     /// One channel round trip now, bypassing the interval (for push-woken background time).
     ///
     /// - Throws: ``StepwiseError`` `syncNotConfigured` without a channel, `shutdown`.
@@ -60,7 +72,7 @@ extension StepwiseEngine {
         guard let driver = syncChannelDriver else {
             throw StepwiseError(.syncNotConfigured, "the sync channel is not configured (syncUrl is empty)")
         }
-        return await driver.roundTrip(for: self)
+        return await channelRoundTrip(driver)
     }
 
     /// A push arrived: a channel round trip is due now (SYNC.md §2.10). No-op without `syncUrl`.
@@ -116,7 +128,7 @@ extension StepwiseEngine {
     func runChannelIfDue() async -> Int64? {
         guard let driver = syncChannelDriver, !isShutdown, !isCrashed else { return nil }
         if let due = await driver.nextDue(for: self), due <= clock.now() {
-            _ = await driver.roundTrip(for: self)
+            _ = await channelRoundTrip(driver)
         }
         return await driver.nextDue(for: self)
     }

@@ -127,10 +127,25 @@ struct SyncChannelTests {
         #expect(registrations.last?.body["push_token"] == "apns-token" && registrations.last?.body["platform"] == "ios")
         await engine.shutdown()
     }
+    @Test func theLastRoundTripsOutcomeIsReadableFromTheEngine() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("channel-\(UUID().uuidString).db").path
+        defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        #expect(await engine.lastChannelSync == nil)
+        _ = try await engine.syncChannel()
+        let first = try #require(await engine.lastChannelSync)
+        #expect(first.httpStatus == 200 && first.error == nil)
+        transport.fail()
+        _ = try await engine.syncChannel()
+        #expect(await engine.lastChannelSync?.error != nil)
+        await engine.shutdown()
+    }
 }
 
 @Suite("Telemetry flush (SYNC.md §4)")
 struct TelemetryFlushTests {
+
     @Test func lifecycleEventsAreSentOnceWithTheDevice() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("telemetry-\(UUID().uuidString).db").path
         defer { for s in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + s) } }
@@ -152,6 +167,11 @@ struct TelemetryFlushTests {
         let payload = try JSONParser.parse(body["events"]?[1]?["payload"]?.stringValue ?? "")
         #expect(payload["instance_id"] == .string(id.rawValue) && payload["sequence_version"] == 3 && payload["step_id"] == "s")
         #expect(body["device"]?["os_name"] == "iOS" && body["device"]?["environment"] == "staging")
+        // Durations: of the attempt for step_completed, of the instance for instance_completed.
+        for index in [2, 3] {
+            let event = try JSONParser.parse(body["events"]?[index]?["payload"]?.stringValue ?? "")
+            #expect(event["duration_ms"]?.exactIntegerValue.map { $0 >= 0 } == true, "event \(index): \(event)")
+        }
         #expect(try await engine.flushTelemetry(transport: transport) == FlushResult(sent: 0, remaining: 0))
         await engine.shutdown()
     }
@@ -182,4 +202,5 @@ struct TelemetryFlushTests {
         let error = #expect(throws: StepwiseError.self) { _ = try SyncChannel(configuration: configuration) }
         #expect(error?.code == .invalidInput)
     }
+
 }
