@@ -37,8 +37,21 @@ public enum ConformanceLoader {
 
     /// The cases of one file: a case object, or `{"cases": [...]}`.
     ///
-    /// - Throws: ``ConformanceInputError`` when the file is unreadable, not JSON, or not a case.
+    /// - Throws: ``ConformanceInputError`` when the file is unreadable, not JSON, or not a case,
+    ///   or when any of its cases is malformed (the first such problem).
     public static func cases(inFile file: String) throws(ConformanceInputError) -> [ConformanceCase] {
+        let (cases, problems) = try casesAndProblems(inFile: file)
+        if let first = problems.first { throw first }
+        return cases
+    }
+
+    /// The well-formed cases of one file, and a problem for each malformed case (which does not
+    /// keep the others from running).
+    ///
+    /// - Throws: ``ConformanceInputError`` when the file is unreadable, not JSON, or not a case.
+    public static func casesAndProblems(inFile file: String) throws(ConformanceInputError)
+        -> (cases: [ConformanceCase], problems: [ConformanceInputError])
+    {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw ConformanceInputError(file: file, message: "cannot read the file")
         }
@@ -65,10 +78,15 @@ public enum ConformanceLoader {
             throw ConformanceInputError(file: file, message: "not a case: expected a case object or {\"cases\": [...]}")
         }
         var result: [ConformanceCase] = []
+        var problems: [ConformanceInputError] = []
         for (i, object) in objects.enumerated() {
-            result.append(try parseCase(object, file: file, index: i, bytes: bytes, span: spans[i]))
+            do {
+                result.append(try parseCase(object, file: file, index: i, bytes: bytes, span: spans[i]))
+            } catch {
+                problems.append(error)
+            }
         }
-        return result
+        return (result, problems)
     }
 
     /// The deepest nesting read in a case file: well past the engine's 256 (SEMANTICS §1.1), so
@@ -95,7 +113,14 @@ public enum ConformanceLoader {
             switch o["expect_error"] {
             case .string(let s)?: expectedError = s
             case .bool(true)?: expectedError = ""
-            default: break
+            case nil: break
+            default:
+                throw ConformanceInputError(
+                    file: file, message: "case '\(name)': expect_error is a substring or true, got \(JSONWriter.string(o["expect_error"]!))")
+            }
+            guard o["expect"] != nil || o["expect_truthy"] != nil || expectedError != nil else {
+                throw ConformanceInputError(
+                    file: file, message: "case '\(name)' expects nothing: give expect, expect_truthy or expect_error")
             }
             return ConformanceCase(
                 file: file, name: name,
@@ -109,6 +134,9 @@ public enum ConformanceLoader {
         }
         guard case .object(let expect)? = o["expect"] else {
             throw ConformanceInputError(file: file, message: "case '\(name)' has no 'expect' object")
+        }
+        guard expect["state"] != nil || expect["load_error"] != nil else {
+            throw ConformanceInputError(file: file, message: "case '\(name)': expect needs 'state' or 'load_error'")
         }
         var handlers: [String: [JSONValue]] = [:]
         if case .object(let h)? = o["handlers"] {

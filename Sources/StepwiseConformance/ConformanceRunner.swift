@@ -75,7 +75,9 @@ public enum ConformanceRunner {
         for file in files {
             let cases: [ConformanceCase]
             do {
-                cases = try ConformanceLoader.cases(inFile: file)
+                let loaded = try ConformanceLoader.casesAndProblems(inFile: file)
+                cases = loaded.cases
+                report.unusable += loaded.problems
             } catch {
                 report.unusable.append(error)
                 continue

@@ -3,6 +3,7 @@ import Foundation
 import StepwiseExecution
 import StepwiseJSON
 import StepwiseSQLite
+import StepwiseSequences
 
 /// Runs one sequence case against a real engine on a temporary SQLite file with a virtual clock.
 struct SequenceCaseRunner {
@@ -54,6 +55,15 @@ struct SequenceCaseRunner {
         let holder = EngineHolder(try await openEngine())
         var engine: StepwiseEngine { holder.engine }
         let loadError = testCase.expect["load_error"]?.stringValue
+        if loadError != nil {
+            // Handlers need not be listed in load_error cases: the extra sequences' handlers
+            // stand registered, so the load under test is the main sequence's own.
+            for bytes in testCase.extraSequenceBytes {
+                for name in SequenceLoader.load(bytes).sequence?.handlerNames ?? [] where testCase.handlers[name] == nil {
+                    await engine.registerHandler(name) { _ in .null }
+                }
+            }
+        }
         do {
             for extra in testCase.extraSequenceBytes {
                 _ = try await engine.loadSequence(json: extra)
@@ -94,6 +104,23 @@ struct SequenceCaseRunner {
             let holdStep = actionIndex < testCase.actions.count && testCase.actions[actionIndex]["restart_engine"]?.boolValue == true
                 ? testCase.actions[actionIndex]["after_step"]?.stringValue : nil
             await engine.setHoldDispatchAfterStep(holdStep)
+            // A time trigger that already holds is performed before the pass dispatches
+            // anything (`at_ms: 0` cancels before the first call).
+            if actionIndex < testCase.actions.count, let at = testCase.actions[actionIndex]["at_ms"]?.exactIntegerValue,
+                clock.now() >= at
+            {
+                switch try await perform(testCase.actions[actionIndex], on: holder, instance: id) {
+                case .performed:
+                    actionIndex += 1
+                    idleChecks = 0
+                    continue
+                case .failed(let message):
+                    await engine.shutdown()
+                    return "action \(actionIndex) \(JSONWriter.string(testCase.actions[actionIndex])): \(message)"
+                case .notYet:
+                    break
+                }
+            }
             try await engine.runPass()
             await Task.yield()
             if actionIndex < testCase.actions.count {
@@ -153,8 +180,8 @@ struct SequenceCaseRunner {
     func perform(_ action: JSONValue, on holder: EngineHolder, instance id: InstanceID) async throws -> ActionResult {
         let engine = holder.engine
         if let step = action["on_waiting"]?.stringValue {
-            let snapshot = try await engine.instance(id)
-            guard snapshot.waits.contains(where: { $0.stepId == step }) else { return .notYet }
+            // The started instance's wait, else one in a sub_sequence child (at any depth).
+            guard let waiting = try await instanceWaiting(on: step, from: id, engine: engine) else { return .notYet }
             if action["cancel"]?.boolValue == true {
                 try await engine.cancelInstance(id)
                 return .performed
@@ -162,7 +189,7 @@ struct SequenceCaseRunner {
             let payload = action["complete_step"] ?? .object(JSONObject())
             let expected = action["expect_rejected"]?.stringValue
             do {
-                try await engine.completeStep(instanceId: id, stepId: step, output: payload)
+                try await engine.completeStep(instanceId: waiting, stepId: step, output: payload)
                 if let expected { return .failed("completeStep was accepted, expected a rejection containing \"\(expected)\"") }
             } catch {
                 guard let expected else { return .failed("completeStep was rejected: \(error.message)") }
@@ -170,7 +197,7 @@ struct SequenceCaseRunner {
                 if !expected.isEmpty && !error.message.contains(expected) {
                     return .failed("rejection \"\(error.message)\" does not contain \"\(expected)\"")
                 }
-                let after = try await engine.instance(id)
+                let after = try await engine.instance(waiting)
                 if !after.waits.contains(where: { $0.stepId == step }) { return .failed("the rejected call changed the wait") }
             }
             return .performed
@@ -219,6 +246,22 @@ struct SequenceCaseRunner {
             return .performed
         }
         return .failed("unknown action")
+    }
+}
+
+extension SequenceCaseRunner {
+    /// The instance with an open wait of `step`: the started one, else the first of its
+    /// sub_sequence descendants (breadth first) that has one.
+    func instanceWaiting(on step: String, from root: InstanceID, engine: StepwiseEngine) async throws -> InstanceID? {
+        var queue = [root]
+        var seen: Set<InstanceID> = []
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard seen.insert(id).inserted else { continue }
+            if try await engine.instance(id).waits.contains(where: { $0.stepId == step }) { return id }
+            queue += try await engine.childInstances(of: id)
+        }
+        return nil
     }
 }
 

@@ -213,7 +213,9 @@ extension InstanceMachine {
         let value: JSONValue
         switch forEach.collection {
         case .path(let segments):
-            value = Self.navigate(.object(record.data), segments)
+            // Relative to context.data as this node sees it: with the bindings of enclosing
+            // concurrent for_each iterations (their overlays), as templates see them.
+            value = Self.navigate(.object(scopeData(for: id)), segments)
         case .template(let template):
             do {
                 value = try template.render(scope(for: id))
@@ -229,7 +231,7 @@ extension InstanceMachine {
         default:
             finish(
                 id, .failed,
-                error: error(at: id, "collection '\(forEach.collectionText)' is a \(value.typeName), expected an array"))
+                error: error(at: id, "collection '\(forEach.collectionText)' is a \(Self.jsonTypeWord(value)), expected an array"))
             return
         }
         var node = runtime[id]
@@ -241,6 +243,14 @@ extension InstanceMachine {
         // still shows `_total: 0`; each iteration then updates `_index`.
         setForEachMarker(id, forEach: forEach, index: 0, total: items.count)
         forEachStartIterations(id, forEach: forEach)
+    }
+
+    /// A value's JSON type as RFC 8259 names them (`number` for integers and doubles alike).
+    static func jsonTypeWord(_ value: JSONValue) -> String {
+        switch value {
+        case .integer, .double: "number"
+        default: value.typeName
+        }
     }
 
     static func navigate(_ root: JSONValue, _ segments: [String]) -> JSONValue {

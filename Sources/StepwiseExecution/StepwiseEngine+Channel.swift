@@ -327,6 +327,8 @@ extension StepwiseEngine {
             lifetimeStartedAt: now, randomSeed: random.next())
         live[record.id] = InstanceRuntime(record: record, program: program)
         pendingBatch.metadata.append(("followup:\(id.rawValue)", ""))
+        // Its start input, as `start` keeps it, for a later update_sequence of the new instance.
+        if writesOutbox { pendingBatch.metadata.append(("input:\(record.id.rawValue)", JSONWriter.string(.object(record.data)))) }
         transitionIgnoringErrors(record.id) { $0.start() }
     }
 }

@@ -332,6 +332,10 @@ extension StepwiseEngine {
         guard !isCrashed, !isShutdown || !inbox.isEmpty else { return 0 }
         reloadInstancesAfterStorageFailure()
         completedInPass = 0
+        // Lifetime first: an instance past its lifetime failed at that moment, before any
+        // result or timer that came due later (a clock that jumped past both, in tests).
+        let now = clock.now()
+        if !isShutdown { housekeepingIfDue(now: now) }
         let completions = inbox
         inbox = []
         for completion in completions {
@@ -348,7 +352,6 @@ extension StepwiseEngine {
                 }
             }
         }
-        let now = clock.now()
         while let entry = timers.popDue(by: now) {
             guard let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
                 runtime[entry.node].dueAt == entry.due, !runtime.record.isPaused || runtime[entry.node].phase == .inFlight
@@ -359,10 +362,7 @@ extension StepwiseEngine {
             pendingJournal.contains { $0.kind == .stepSucceeded && $0.stepID == step }
         } ?? false
         if dispatch && !isShutdown && !holdForRestart { dispatchQueued() }
-        if !isShutdown {
-            housekeepingIfDue(now: now)
-            seedOutboxIfNeeded()
-        }
+        if !isShutdown { seedOutboxIfNeeded() }
         try commitPass()
         return completedInPass
     }

@@ -47,8 +47,10 @@ public struct Expression: Sendable {
         while upper > lower, isSpace(scalars[upper - 1]) { upper -= 1 }
         var range = 0..<scalars.count
         if upper - lower >= 4, scalars[lower] == "{", scalars[lower + 1] == "{", scalars[upper - 2] == "}",
-            scalars[upper - 1] == "}"
+            scalars[upper - 1] == "}", !Self.containsBraces(scalars[(lower + 2)..<(upper - 2)])
         {
+            // Exactly one `{{ … }}` (`{{ a }} == {{ b }}` is two, and is not unwrapped: its
+            // first `{{` is then the "inside an expression" error).
             range = (lower + 2)..<(upper - 2)
         }
         let tokens = try ExpressionLexer.tokenize(scalars, range: range)
@@ -62,6 +64,16 @@ public struct Expression: Sendable {
 
     /// The Unicode scalars of `text`; ASCII text (nearly every condition) is widened byte by
     /// byte instead of being decoded.
+    /// Whether `scalars` hold `{{` or `}}`.
+    private static func containsBraces(_ scalars: ArraySlice<Unicode.Scalar>) -> Bool {
+        var previous: Unicode.Scalar?
+        for c in scalars {
+            if (c == "{" || c == "}") && previous == c { return true }
+            previous = c
+        }
+        return false
+    }
+
     static func unicodeScalars(of text: String) -> [Unicode.Scalar] {
         var text = text
         let ascii: [Unicode.Scalar]? = text.withUTF8 { bytes in

@@ -286,7 +286,9 @@ extension SequenceValidator {
         case .object: break
         case .string(let s) where s.contains("{{"): break
         default:
-            error(ip, .invalidSubSequence, "input must be an object, got \(rawInput.typeName)")
+            // The node fails when it runs (§2.8: "must be an object, else the node fails"); the
+            // author hears of it now.
+            warn(ip, .invalidSubSequence, "input must be an object, got \(rawInput.typeName): the sub_sequence fails when it runs")
         }
         let input = templated(rawInput, at: ip)
         guard problems.count == before, let name, let input else { return nil }

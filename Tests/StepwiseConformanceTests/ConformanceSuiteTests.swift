@@ -56,4 +56,25 @@ struct ConformanceLoaderTests {
         #expect(testCase.sequenceBytes == Array(sequence.utf8))
         #expect(testCase.extraSequenceBytes == [Array(extra.utf8)])
     }
+
+    @Test func aMalformedCaseIsReportedAndTheOthersStillRun() async throws {
+        let text = """
+            {"cases": [
+              {"name": "fine", "expr": "1 + 1", "expect": 2},
+              {"name": "expects nothing", "expr": "1"},
+              {"name": "no state", "sequence": {"name": "s", "version": 1, "blocks": []}, "expect": {"data": {}}},
+              {"expr": "1", "expect": 1}
+            ]}
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cases-\(UUID().uuidString).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (cases, problems) = try ConformanceLoader.casesAndProblems(inFile: path)
+        #expect(cases.map(\.name) == ["fine"])
+        #expect(problems.count == 3)
+        #expect(problems.map(\.message).contains { $0.contains("expects nothing") })
+        #expect(problems.map(\.message).contains { $0.contains("expect needs 'state' or 'load_error'") })
+        let report = await ConformanceRunner.run(paths: [path])
+        #expect(report.passed == 1 && report.unusable.count == 3 && report.exitCode == 2)
+    }
 }

@@ -47,7 +47,7 @@ struct CompileErrorTests {
         ("()", 0, "empty ()"),
         ("1 + ()", 4, "empty ()"),
         ("a == {{ b }}", 5, "'{{' inside an expression"),
-        ("{{ a }} && {{ b }}", 5, "unexpected character '}'"),
+        ("{{ a }} && {{ b }}", 0, "'{{' inside an expression"),
         ("x {{", 2, "'{{' inside an expression"),
         ("foo(1)", 0, "unknown function 'foo'"),
         ("1 + bar()", 4, "unknown function 'bar'"),

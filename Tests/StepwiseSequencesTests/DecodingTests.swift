@@ -104,6 +104,14 @@ struct DecodingTests {
         #expect(result.warnings.map(\.code) == [.suspiciousCollection, .zeroWeight])
     }
 
+    @Test func aSubSequenceInputThatIsNotAnObjectWarnsAndLoads() {
+        // §2.8: it "must be an object (else the node fails)": a run-time failure, announced at load.
+        let result = load(document(#"{"type": "sub_sequence", "id": "s", "sequence_name": "c", "input": [1]}"#))
+        #expect(result.isValid)
+        #expect(result.warnings.map { "\($0.pointer) \($0.code)" } == ["/blocks/0/input invalid_sub_sequence"])
+        #expect(result.warnings.first?.message.contains("must be an object, got array") == true)
+    }
+
     @Test func handlerNamesIncludeEscalationHandlersAndHooks() throws {
         let result = load(document(step("a", #""wait_for_input": {"escalation_handler": "esc"}"#), extra: #", "on_failure": [{"type": "step", "id": "z", "handler": "alert"}]"#))
         #expect(result.sequence?.handlerNames == ["alert", "esc", "h"])

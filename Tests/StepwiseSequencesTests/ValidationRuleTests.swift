@@ -204,9 +204,6 @@ struct ValidationRuleTests {
             "sub_sequence blank name", document(#"{"type": "sub_sequence", "id": "s", "sequence_name": ""}"#),
             [ExpectedProblem("/blocks/0/sequence_name", "invalid_sub_sequence", "blank")]),
         ValidationCase(
-            "sub_sequence input not an object", document(#"{"type": "sub_sequence", "id": "s", "sequence_name": "c", "input": [1]}"#),
-            [ExpectedProblem("/blocks/0/input", "invalid_sub_sequence", "must be an object")]),
-        ValidationCase(
             "a_b_split with one variant", document(#"{"type": "a_b_split", "id": "x", "variants": [{"name": "a", "weight": 1, "blocks": []}]}"#),
             [ExpectedProblem("/blocks/0/variants", "invalid_ab_split", "a_b_split needs at least 2 variants")]),
         ValidationCase(
