@@ -31,6 +31,8 @@ private let errorCodes: Set<String> = [
 private let warningCodes: Set<String> = [
     "unknown_field", "ignored_field", "suspicious_collection", "nondeterministic_condition", "zero_weight",
     "template", "expression",
+    // A literal non-object sub_sequence input: it fails the node when it runs (SEMANTICS §2.8).
+    "invalid_sub_sequence",
 ]
 
 private func load(_ bytes: [UInt8], _ limits: SequenceLimits) -> LoadResult {
