@@ -81,11 +81,19 @@ public struct VerifyManifestCommand: AsyncParsableCommand {
             actualFetcher = fetcher ?? FileManifestFetcher(root: root, fallback: URLSessionManifestFetcher())
             isDirectory = true
         }
-        let report: ManifestInspection
+        var report: ManifestInspection
         do {
             report = try await ManifestInspector.inspect(
                 manifestURL: manifestURL, rootKeys: key, fetcher: actualFetcher, allowFileURLs: isDirectory,
                 allowInsecureLocalhost: allowInsecureLocalhost, now: now)
+        } catch where (error.code == .network && error.context["http_status"] != 404) || error.code == .unauthorized
+            || error.code == .timeout
+        {
+            // The manifest could not be fetched (§3.6 M2): a rejection with its code, exit 1,
+            // reported like any other in --json. Unusable input (a bad URL or key, no manifest
+            // at the URL: a 404, as "no manifest at DIR") stays 2.
+            report = ManifestInspection(
+                status: .rejected, error: ManifestRejectionReason(rawValue: error.code.rawValue), errorMessage: error.message)
         } catch {
             return unusable(error.message)
         }

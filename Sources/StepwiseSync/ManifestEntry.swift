@@ -45,7 +45,8 @@ public struct ManifestEntry: Sendable, Hashable {
         guard case .string(let name)? = o["name"], name.contains(where: { !$0.isWhitespace }) else {
             throw invalid("entry 'name' must be a non-blank string")
         }
-        guard case .integer(let version)? = o["version"], version >= 0, version <= Int64(Int32.max) else {
+        // Any integer ≥ 0 (§3.3); one no sequence can have (over 2³¹−1) fails E12 as invalid_sequence.
+        guard case .integer(let version)? = o["version"], version >= 0 else {
             throw invalid("entry 'version' must be an integer ≥ 0")
         }
         guard case .string(let url)? = o["url"], !url.isEmpty else {

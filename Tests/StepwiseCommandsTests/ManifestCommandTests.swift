@@ -175,6 +175,18 @@ struct ManifestPublishVerifyTests {
         #expect(try ManifestCLI.json(expired)["error"] == "manifest_expired")
     }
 
+    @Test func aManifestThatCannotBeFetchedIsRejectedWithItsCode() async throws {
+        let fetcher = InMemoryManifestFetcher()
+        fetcher.serve("https://cdn.example.com/app/manifest.json", body: [], statusCode: 401)
+        let root = ManifestCLI.keys(in: try ManifestCLI.temporaryDirectory())
+        let denied = await VerifyManifestCommand.execute(
+            location: "https://cdn.example.com/app/manifest.json", rootKey: root.pub, json: true, now: ManifestCLI.now,
+            fetcher: fetcher)
+        #expect(denied.exitCode == 1, "\(denied.standardError)")
+        let report = try ManifestCLI.json(denied)
+        #expect(report["status"] == "rejected" && report["error"] == "unauthorized")
+    }
+
     @Test func invalidSequencesPublishNothingAndExitOne() throws {
         let dir = try ManifestCLI.temporaryDirectory()
         let keys = ManifestCLI.keys(in: dir)
