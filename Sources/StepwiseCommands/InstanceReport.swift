@@ -23,6 +23,7 @@ enum InstanceReport {
         o["updated_at"] = .integer(snapshot.updatedAt)
         o["finished_at"] = snapshot.finishedAt.map(JSONValue.integer) ?? .null
         o["data"] = .object(snapshot.data)
+        o["config"] = .object(snapshot.config)
         o["outputs"] = .object(snapshot.outputs)
         o["attempts"] = .array(runs.map(json(run:)))
         o["answers"] = .array(

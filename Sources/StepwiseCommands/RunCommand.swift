@@ -45,6 +45,15 @@ public struct RunCommand: AsyncParsableCommand {
         help: ArgumentHelp("Load another sequence first (a sub_sequence target). Repeatable.", valueName: "file"))
     var extraFiles: [String] = []
 
+    @Option(help: ArgumentHelp("A dedup key: while an unfinished instance holds it, that one is followed instead of starting another.", valueName: "key"))
+    var dedupKey: String?
+
+    @Option(help: ArgumentHelp("The new instance's id (a UUID).", valueName: "uuid"))
+    var instanceId: String?
+
+    @Option(help: ArgumentHelp("context.config for the instance: a JSON object.", valueName: "json"))
+    var config: String?
+
     @Flag(help: "Print a JSON summary on standard output; the timeline goes to standard error.")
     var json = false
 
@@ -71,7 +80,8 @@ public struct RunCommand: AsyncParsableCommand {
                 sequence: try .file(file),
                 extraSequences: try extraFiles.map { path throws(CommandFailure) in try .file(path) },
                 input: try Self.parseInput(input), setup: setup, answers: try AnswerBook.parse(answers),
-                databasePath: database.db, json: json, configuration: configuration, handlersFile: handlersFile)
+                databasePath: database.db, json: json, configuration: configuration, handlersFile: handlersFile,
+                dedupKey: dedupKey, startOptions: try startOptions())
         } catch {
             return error.output
         }
@@ -79,6 +89,32 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     /// `--input`: a JSON object.
+    /// `--instance-id` and `--config` as start options.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 2) for an id that is not a UUID or a config that is not an object.
+    func startOptions() throws(CommandFailure) -> StartOptions {
+        var options = StartOptions()
+        if let instanceId {
+            guard let id = InstanceID(rawValue: instanceId) else {
+                throw CommandFailure("--instance-id '\(instanceId)' is not a UUID", exitCode: 2)
+            }
+            options.instanceId = id
+        }
+        if let config {
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(config)
+            } catch {
+                throw CommandFailure("--config is not valid JSON: \(error)", exitCode: 2)
+            }
+            guard case .object(let object) = value else {
+                throw CommandFailure("--config must be a JSON object, got \(value.typeName)", exitCode: 2)
+            }
+            options.config = object
+        }
+        return options
+    }
+
     static func parseInput(_ text: String?) throws(CommandFailure) -> JSONObject {
         // Empty input is `{}` (SEMANTICS §6.3).
         guard let text, !text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" }) else { return JSONObject() }

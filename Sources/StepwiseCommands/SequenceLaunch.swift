@@ -46,6 +46,10 @@ struct SequenceLaunch {
     var configuration = EngineConfiguration()
     /// The `--handlers` file given, repeated in the printed `resume` commands.
     var handlersFile: String?
+    /// `start`'s dedup key (SEMANTICS §2.15): a live instance holding it is followed instead.
+    var dedupKey: String?
+    /// `start`'s options beyond the version (instance id, config).
+    var startOptions = StartOptions()
     /// Lines printed once the instance is started (the demo's introduction).
     var introduction: [String] = []
 
@@ -121,8 +125,9 @@ struct SequenceLaunch {
             }
         }
         do {
-            return try await engine.start(
-                compiled.name, input: .object(input), options: StartOptions(version: compiled.version))
+            var options = startOptions
+            options.version = compiled.version
+            return try await engine.start(compiled.name, input: .object(input), dedupKey: dedupKey, options: options)
         } catch {
             var failure = CommandFailure(error.message, exitCode: 2)
             if error.code == .resourceLimit {

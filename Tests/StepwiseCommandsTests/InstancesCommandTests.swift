@@ -128,6 +128,29 @@ struct InstancesCommandTests {
         #expect(!answered.standardOutput.contains("stepwise resume"))
     }
 
+    @Test func signalsPauseUpdateAndAnswer() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        func signal(_ arguments: [String]) async throws -> CommandOutput {
+            try await SignalCommand.parse([id] + arguments + ["--db", workspace.database]).execute()
+        }
+        let paused = try await signal(["pause"])
+        #expect(paused.exitCode == 0, "\(paused.standardError)")
+        #expect(paused.standardOutput.contains("(now paused)"))
+        let updated = try await signal(["update_context", "--payload", #"{"data": {"tier": "pro"}}"#])
+        #expect(updated.exitCode == 0, "\(updated.standardError)")
+        #expect(try await workspace.show(id, json: true).standardOutput.contains(#""tier": "pro""#))
+        let unknown = try await signal(["explode"])
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.standardError.contains("unknown signal type 'explode'"))
+        let badPayload = try await signal(["update_context", "--payload", "{"])
+        #expect(badPayload.exitCode == 2)
+        _ = try await signal(["resume"])
+        let answered = try await signal(["human_input:decide", "--payload", #"{"value": "yes"}"#])
+        #expect(answered.exitCode == 0, "\(answered.standardError)")
+        #expect(try await workspace.show(id, json: true).standardOutput.contains(#""decision": "yes""#))
+    }
+
     @Test func completeErrorsCarryTheEnginesMessage() async throws {
         let workspace = try CLIWorkspace()
         let id = try await waitingInstance(in: workspace)

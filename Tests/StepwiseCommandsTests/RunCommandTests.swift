@@ -150,6 +150,21 @@ struct RunCommandTests {
         #expect(output.standardOutput.contains("answered \"fine\""))
     }
 
+    @Test func startOptionsDedupKeyInstanceIdAndConfig() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.approval, to: "approval.json")
+        let id = "6f0c3a52-8a3e-4c1d-9a57-1d2b3c4d5e6f"
+        let first = try await workspace.run([file, "--instance-id", id, "--config", #"{"region": "eu"}"#, "--dedup-key", "order-7"])
+        #expect(first.standardOutput.contains("instance \(id)"), "\(first.standardOutput)\(first.standardError)")
+        let shown = try await workspace.show(id, json: true).standardOutput
+        #expect(shown.contains(#""region": "eu""#), "\(shown)")
+        // The key is held by the unfinished instance: the second run follows it, starting nothing.
+        let second = try await workspace.run([file, "--dedup-key", "order-7"])
+        #expect(second.standardOutput.contains("instance \(id)"), "\(second.standardOutput)")
+        let bad = try await workspace.run([file, "--instance-id", "nope"])
+        #expect(bad.exitCode == 2 && bad.standardError.contains("is not a UUID"))
+    }
+
     @Test func unusableInputsExitTwo() async throws {
         let workspace = try CLIWorkspace()
         let missing = try await workspace.run([workspace.directory + "/missing.json"])

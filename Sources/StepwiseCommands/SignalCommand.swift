@@ -1,0 +1,80 @@
+public import ArgumentParser
+import Stepwise
+
+/// `stepwise signal ID TYPE [--payload JSON]`: sends a signal to an instance (SEMANTICS §2.12):
+/// `pause`, `resume`, `cancel`, `update_context` (payload `{"data": {…}}`) or
+/// `human_input:<step>` (payload as for `complete`).
+///
+/// Exit status: 0 recorded, 1 refused by the engine (nothing changed), 2 unusable input.
+public struct SignalCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "signal",
+        abstract: "Send a signal to an instance: pause, resume, cancel, update_context or human_input:<step>.",
+        discussion: """
+            update_context merges the top-level keys of the payload's "data" object into context.data: \
+            stepwise signal ID update_context --payload '{"data": {"tier": "pro"}}'. human_input:<step> answers a \
+            wait as `complete` does. The instance moves on the next time an engine runs it (`stepwise resume ID`). \
+            Exit status: 0 recorded, 1 refused (nothing changed), 2 unusable input.
+            """
+    )
+
+    @Argument(help: "The instance id, or a unique prefix of it.")
+    var id: String
+
+    @Argument(help: "The signal type.")
+    var type: String
+
+    @Option(help: ArgumentHelp("The signal's payload (JSON).", valueName: "json"))
+    var payload: String?
+
+    @OptionGroup var database: DatabaseOptions
+
+    public init() {}
+
+    public func run() async throws {
+        let output = await execute()
+        try output.finish()
+    }
+
+    /// Sends the signal.
+    func execute() async -> CommandOutput {
+        var payloadValue: JSONValue = .null
+        if let payload {
+            do {
+                payloadValue = try JSONParser.parse(payload)
+            } catch {
+                return CommandFailure("--payload is not valid JSON: \(error)", exitCode: 2).output
+            }
+        }
+        let opened: OpenedDatabase
+        do {
+            opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: true)
+        } catch {
+            return error.output
+        }
+        let output: CommandOutput
+        await opened.standInForStoredHandlers()
+        do {
+            let instance = try await resolveInstanceID(id, on: opened.engine, database: database.db)
+            do {
+                try await opened.engine.sendSignal(instanceId: instance, type: type, payload: payloadValue)
+            } catch {
+                throw CommandFailure.engine(error)
+            }
+            let after = try? await opened.engine.instance(instance)
+            var text = "signalled: \(type) to instance \(instance)"
+            if let after { text += " (now \(after.state))" }
+            text += "\n"
+            if let after, !after.state.isTerminal || after.hooksRunning {
+                text += "it moves on when an engine runs it: stepwise resume \(instance)\(DatabaseOptions.flag(for: database.db))\n"
+            }
+            output = CommandOutput(standardOutput: text)
+        } catch let failure as CommandFailure {
+            output = failure.output
+        } catch {
+            output = CommandFailure("\(error)", exitCode: 2).output
+        }
+        await opened.close()
+        return output
+    }
+}
