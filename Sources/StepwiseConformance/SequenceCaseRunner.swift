@@ -93,6 +93,22 @@ struct SequenceCaseRunner {
         var actionIndex = 0
         var rounds = 0
         var idleChecks = 0
+        /// Moves on after the armed action's attempt: to the next action when it was performed
+        /// (the loop restarts), or to the case's failure.
+        func applied(_ result: ActionResult) async -> (restart: Bool, failure: String?) {
+            switch result {
+            case .performed:
+                actionIndex += 1
+                idleChecks = 0
+                return (true, nil)
+            case .failed(let message):
+                let action = testCase.actions[actionIndex]
+                await engine.shutdown()
+                return (false, "action \(actionIndex) \(JSONWriter.string(action)): \(message)")
+            case .notYet:
+                return (false, nil)
+            }
+        }
         while true {
             rounds += 1
             if rounds > 500_000 { return "the run did not settle (the runner gave up after 500000 rounds)" }
@@ -109,33 +125,16 @@ struct SequenceCaseRunner {
             if actionIndex < testCase.actions.count, let at = testCase.actions[actionIndex]["at_ms"]?.exactIntegerValue,
                 clock.now() >= at
             {
-                switch try await perform(testCase.actions[actionIndex], on: holder, instance: id) {
-                case .performed:
-                    actionIndex += 1
-                    idleChecks = 0
-                    continue
-                case .failed(let message):
-                    await engine.shutdown()
-                    return "action \(actionIndex) \(JSONWriter.string(testCase.actions[actionIndex])): \(message)"
-                case .notYet:
-                    break
-                }
+                let outcome = await applied(try await perform(testCase.actions[actionIndex], on: holder, instance: id))
+                if let failure = outcome.failure { return failure }
+                if outcome.restart { continue }
             }
             try await engine.runPass()
             await Task.yield()
             if actionIndex < testCase.actions.count {
-                let action = testCase.actions[actionIndex]
-                switch try await perform(action, on: holder, instance: id) {
-                case .performed:
-                    actionIndex += 1
-                    idleChecks = 0
-                    continue
-                case .failed(let message):
-                    await engine.shutdown()
-                    return "action \(actionIndex) \(JSONWriter.string(action)): \(message)"
-                case .notYet:
-                    break
-                }
+                let outcome = await applied(try await perform(testCase.actions[actionIndex], on: holder, instance: id))
+                if let failure = outcome.failure { return failure }
+                if outcome.restart { continue }
             }
             let (busy, inFlight) = await engine.workAndCallsInFlight
             // Quiescent: every call in flight waits on the virtual clock or is held for a crash.
