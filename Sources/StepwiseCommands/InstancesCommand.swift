@@ -25,6 +25,12 @@ public struct InstancesCommand: AsyncParsableCommand {
     @Option(help: "At most this many (1…500).")
     var limit = 50
 
+    @Option(help: ArgumentHelp("Continue a listing after this cursor (printed as `next_cursor` / the … more line).", valueName: "cursor"))
+    var after: String?
+
+    @Option(help: ArgumentHelp("Only children of this instance (sub_sequence instances).", valueName: "id"))
+    var parent: String?
+
     @Flag(help: "Write JSON instead of a table.")
     var json = false
 
@@ -58,11 +64,17 @@ public struct InstancesCommand: AsyncParsableCommand {
 
     /// Lists the instances; `now` (Unix ms) makes the "updated … ago" column.
     func execute(style: TerminalStyle = .plain, now: Int64) async -> CommandOutput {
-        let filter: InstanceFilter
+        var filter: InstanceFilter
         do {
             filter = InstanceFilter(states: try parsedStates(), sequenceName: sequence)
         } catch {
             return CommandFailure(error.message, exitCode: 2).output
+        }
+        if let parent {
+            guard let id = InstanceID(rawValue: parent) else {
+                return CommandFailure("--parent '\(parent)' is not an instance id", exitCode: 2).output
+            }
+            filter.parent = id
         }
         let opened: OpenedDatabase
         do {
@@ -72,16 +84,18 @@ public struct InstancesCommand: AsyncParsableCommand {
         }
         let page: Page<InstanceSummary>
         do {
-            page = try await opened.engine.instances(filter: filter, limit: limit)
+            page = try await opened.engine.instances(filter: filter, limit: limit, after: after)
         } catch {
             await opened.close()
-            return CommandFailure.engine(error).output
+            // A cursor the engine cannot read is unusable input, like any other bad argument.
+            return CommandFailure(error.message, exitCode: error.code == .invalidInput ? 2 : CommandFailure.engine(error).exitCode).output
         }
         await opened.close()
         if json {
             let report: JSONValue = [
                 "instances": .array(page.items.map(InstanceReport.json(summary:))),
                 "has_more": .bool(page.nextCursor != nil),
+                "next_cursor": page.nextCursor.map(JSONValue.string) ?? .null,
             ]
             return CommandOutput(standardOutput: JSONWriter.string(report, options: .prettyPrinted) + "\n")
         }
@@ -104,7 +118,15 @@ public struct InstancesCommand: AsyncParsableCommand {
         var text = Table.render(rows) { column, value in
             column == 1 ? Self.colour(value, style: style) : value
         }
-        if page.nextCursor != nil { text += "… more: raise --limit (now \(limit))\n" }
+        if let next = page.nextCursor {
+            // The same listing, continued: the filters repeated with the cursor.
+            var command = "stepwise instances"
+            for state in states { command += " --state \(shellQuoted(state))" }
+            if let sequence { command += " --sequence \(shellQuoted(sequence))" }
+            if let parent { command += " --parent \(parent)" }
+            if limit != 50 { command += " --limit \(limit)" }
+            text += "… more: \(command) --after \(shellQuoted(next))\(DatabaseOptions.flag(for: database.db))\n"
+        }
         return CommandOutput(standardOutput: text)
     }
 

@@ -117,7 +117,12 @@ public struct ShowCommand: AsyncParsableCommand {
         if !s.waits.isEmpty {
             out += "\n" + style.bold("open waits") + "\n"
             for wait in s.waits {
-                out += "  \(style.yellow(wait.stepId))" + (wait.prompt.isEmpty ? "" : "  \(wait.prompt)") + "\n"
+                // Several open waits of one step (concurrent for_each iterations) are told apart by
+                // their wait ids, and each answer command names its own.
+                let shared = s.waits.filter { $0.stepId == wait.stepId }.count > 1
+                let waitFlag = shared ? " --wait-id \(shellQuoted(wait.waitId))" : ""
+                out += "  \(style.yellow(wait.stepId))" + (wait.prompt.isEmpty ? "" : "  \(wait.prompt)")
+                    + (shared ? style.dim("  (wait \(wait.waitId))") : "") + "\n"
                 let choices =
                     wait.choices?.map { ["label": .string($0.label), "value": .string($0.value)] as JSONValue } ?? []
                 for line in TimelineRenderer.choiceLines(choices) { out += "    \(line)\n" }
@@ -129,8 +134,8 @@ public struct ShowCommand: AsyncParsableCommand {
                 if let storeAs = wait.storeAs { out += "    the answer is stored in context.data.\(storeAs)\n" }
                 let example = InstanceReport.answerExample(wait)
                 out +=
-                    "    answer: stepwise complete \(s.id) \(wait.stepId) \(example)\(db), then stepwise resume \(s.id)\(db)\n"
-                out += "      or: stepwise resume \(s.id)\(db) --answer \(wait.stepId)=\(example)\n"
+                    "    answer: stepwise complete \(s.id) \(wait.stepId) \(example)\(waitFlag)\(db), then stepwise resume \(s.id)\(db)\n"
+                if !shared { out += "      or: stepwise resume \(s.id)\(db) --answer \(wait.stepId)=\(example)\n" }
             }
         }
         out += "\n" + style.bold("timeline") + "\n"

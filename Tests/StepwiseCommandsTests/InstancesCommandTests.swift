@@ -38,6 +38,38 @@ struct InstancesCommandTests {
         #expect(throws: (any Error).self) { try InstancesCommand.parse(["--state", "sleeping"]) }
     }
 
+    @Test func showTellsConcurrentWaitsOfOneStepApart() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(
+            #"{"name": "fe", "version": 1, "blocks": [{"type": "for_each", "id": "each", "collection": "items", "max_concurrency": 2, "body": [{"type": "step", "id": "ask", "handler": "noop", "wait_for_input": {"prompt": "ok?"}}]}]}"#,
+            to: "fe.json")
+        let id = try #require(CLIWorkspace.instanceID(in: try await workspace.run([file, "--input", #"{"items": [1, 2]}"#]).standardOutput))
+        let text = try await workspace.show(id).standardOutput
+        #expect(text.contains("--wait-id \(id):2:1") && text.contains("--wait-id \(id):3:1"), "\(text)")
+        let answered = try await CompleteCommand.parse([id, "ask", "yes", "--wait-id", "\(id):3:1", "--db", workspace.database]).execute()
+        #expect(answered.exitCode == 0, "\(answered.standardError)")
+        #expect(!(try await workspace.show(id).standardOutput.contains("--wait-id")), "one wait left: no ids needed")
+    }
+
+    @Test func listingsPageWithTheCursorTheyPrint() async throws {
+        let workspace = try CLIWorkspace()
+        var ids: Set<String> = []
+        for _ in 0..<3 { ids.insert(try await waitingInstance(in: workspace)) }
+        let first = try await InstancesCommand.parse(["--limit", "2", "--json", "--db", workspace.database]).execute(now: SystemClock().now())
+        let report = try JSONParser.parse(first.standardOutput)
+        let cursor = try #require(report["next_cursor"]?.stringValue)
+        let second = try await InstancesCommand.parse(["--limit", "2", "--json", "--after", cursor, "--db", workspace.database])
+            .execute(now: SystemClock().now())
+        let rest = try JSONParser.parse(second.standardOutput)
+        let seen = (report["instances"]?.arrayValue ?? []) + (rest["instances"]?.arrayValue ?? [])
+        #expect(Set(seen.compactMap { $0["id"]?.stringValue ?? $0["instance_id"]?.stringValue }) == ids)
+        #expect(rest["next_cursor"] == .null)
+        let table = try await InstancesCommand.parse(["--limit", "2", "--db", workspace.database]).execute(now: SystemClock().now())
+        #expect(table.standardOutput.contains("… more: stepwise instances --limit 2 --after "))
+        let bad = try await InstancesCommand.parse(["--after", "zz", "--db", workspace.database]).execute(now: SystemClock().now())
+        #expect(bad.exitCode == 2)
+    }
+
     @Test func showOfAWaitingInstanceExplainsWhyItIsNotRunning() async throws {
         let workspace = try CLIWorkspace()
         let id = try await waitingInstance(in: workspace)
