@@ -76,3 +76,20 @@ let approvalSequence = #"""
       {"type": "step", "id": "finish", "handler": "work"}
     ]}
     """#
+
+/// An engine with a 60 s instance lifetime, one finished instance of `q` and one of
+/// `approval` stopped at its wait (`stuck`), run to rest: the set-up of the GC and lifetime tests.
+func engineWithFinishedAndStuckInstances(
+    _ db: TemporaryDatabase, clock: VirtualClock
+) async throws -> (engine: StepwiseEngine, configuration: EngineConfiguration, done: InstanceID, stuck: InstanceID) {
+    var configuration = EngineConfiguration()
+    configuration.maxInstanceLifetimeSecs = 60
+    let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+    _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+    let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+    _ = try await engine.loadSequence(json: Array(quick.utf8))
+    let done = try await engine.start("q")
+    let stuck = try await engine.start("approval")
+    try await runToRest(engine, clock: clock)
+    return (engine, configuration, done, stuck)
+}

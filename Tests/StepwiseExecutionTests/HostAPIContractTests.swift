@@ -76,15 +76,7 @@ struct HostAPIContractTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
-        configuration.maxInstanceLifetimeSecs = 60
-        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
-        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
-        let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
-        _ = try await engine.loadSequence(json: Array(quick.utf8))
-        let done = try await engine.start("q")
-        let stuck = try await engine.start("approval")
-        try await runToRest(engine, clock: clock)
+        let (engine, configuration, done, stuck) = try await engineWithFinishedAndStuckInstances(db, clock: clock)
         await engine.shutdown()
         clock.advance(to: clock.now() + 120_000)
         let reopened = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
