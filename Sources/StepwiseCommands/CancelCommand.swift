@@ -31,24 +31,9 @@ public struct CancelCommand: AsyncParsableCommand {
 
     /// Cancels the instance.
     func execute() async -> CommandOutput {
-        let opened: OpenedDatabase
-        do {
-            opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: true)
-        } catch {
-            return error.output
-        }
-        let output: CommandOutput
-        await opened.standInForStoredHandlers()
-        do {
-            let engine = opened.engine
-            let instance = try await resolveInstanceID(id, on: engine, database: database.db)
-            let snapshot: InstanceSnapshot
-            do {
-                try await engine.cancelInstance(instance)
-                snapshot = try await engine.instance(instance)
-            } catch {
-                throw CommandFailure.engine(error)
-            }
+        await OpenedDatabase.changeInstance(id, in: database.db) { engine, instance in
+            try await engine.cancelInstance(instance)
+            let snapshot = try await engine.instance(instance)
             let db = DatabaseOptions.flag(for: database.db)
             var text: String
             if snapshot.state == .cancelled {
@@ -61,13 +46,7 @@ public struct CancelCommand: AsyncParsableCommand {
                     "cancellation requested: instance \(instance) is \(snapshot.state); protected work finishes first\n"
                 text += "let it finish with: stepwise resume \(instance)\(db)\n"
             }
-            output = CommandOutput(standardOutput: text)
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            return text
         }
-        await opened.close()
-        return output
     }
 }

@@ -41,40 +41,18 @@ public struct CompleteCommand: AsyncParsableCommand {
 
     /// Records the answer.
     func execute() async -> CommandOutput {
-        let opened: OpenedDatabase
-        do {
-            opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: true)
-        } catch {
-            return error.output
-        }
-        let output: CommandOutput
-        await opened.standInForStoredHandlers()
-        do {
-            let instance = try await resolveInstanceID(id, on: opened.engine, database: database.db)
-            let choices = (try? await opened.engine.instance(instance))?.waits.first { $0.stepId == step }?.choices
+        await OpenedDatabase.changeInstance(id, in: database.db) { engine, instance in
+            let choices = (try? await engine.instance(instance))?.waits.first { $0.stepId == step }?.choices
             let answer = choiceAdjusted(answerValue(value), choices: choices)
-            do {
-                try await opened.engine.completeStep(
-                    instanceId: instance, stepId: step, output: ["value": answer], waitId: waitId)
-            } catch {
-                throw CommandFailure.engine(error)
-            }
-            let db = DatabaseOptions.flag(for: database.db)
+            try await engine.completeStep(instanceId: instance, stepId: step, output: ["value": answer], waitId: waitId)
             var text = "recorded: step '\(step)' of instance \(instance) answered \(JSONWriter.string(answer))\n"
             // Steps that need no handler (routers, the end of the flow) move on at once.
-            let after = try? await opened.engine.instance(instance)
-            if let after, after.state.isTerminal && !after.hooksRunning {
+            if let after = try? await engine.instance(instance), after.state.isTerminal && !after.hooksRunning {
                 text += "instance \(instance) is \(after.state)\n"
             } else {
-                text += "continue with: stepwise resume \(instance)\(db)\n"
+                text += "continue with: stepwise resume \(instance)\(DatabaseOptions.flag(for: database.db))\n"
             }
-            output = CommandOutput(standardOutput: text)
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            return text
         }
-        await opened.close()
-        return output
     }
 }

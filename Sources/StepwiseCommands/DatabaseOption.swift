@@ -112,6 +112,35 @@ final class OpenedDatabase {
         }
     }
 
+    /// The frame of a command that changes one instance without running handlers (`complete`,
+    /// `cancel`, `signal`): opens `path` under its lock, stands in for the stored handlers,
+    /// resolves `id` (a prefix), runs `body` and closes. `body` returns the standard output;
+    /// an engine refusal is exit 1 (2 for storage), a ``CommandFailure`` its own status.
+    static func changeInstance(
+        _ id: String, in path: String, _ body: (StepwiseEngine, InstanceID) async throws -> String
+    ) async -> CommandOutput {
+        let opened: OpenedDatabase
+        do {
+            opened = try open(path, mustExist: true, exclusive: true)
+        } catch {
+            return error.output
+        }
+        await opened.standInForStoredHandlers()
+        let output: CommandOutput
+        do {
+            let instance = try await resolveInstanceID(id, on: opened.engine, database: path)
+            output = CommandOutput(standardOutput: try await body(opened.engine, instance))
+        } catch let failure as CommandFailure {
+            output = failure.output
+        } catch let error as StepwiseError {
+            output = CommandFailure.engine(error).output
+        } catch {
+            output = CommandFailure("\(error)", exitCode: 2).output
+        }
+        await opened.close()
+        return output
+    }
+
     /// Shuts the engine down and releases the lock.
     ///
     /// An engine opened without the lock only read: it is dropped without `shutdown()`, whose

@@ -88,7 +88,6 @@ public struct RunCommand: AsyncParsableCommand {
         return await launch.perform(console: console, input: terminal, canAsk: canAsk)
     }
 
-    /// `--input`: a JSON object.
     /// `--instance-id` and `--config` as start options.
     ///
     /// - Throws: ``CommandFailure`` (exit 2) for an id that is not a UUID or a config that is not an object.
@@ -100,32 +99,28 @@ public struct RunCommand: AsyncParsableCommand {
             }
             options.instanceId = id
         }
-        if let config {
-            let value: JSONValue
-            do {
-                value = try JSONParser.parse(config)
-            } catch {
-                throw CommandFailure("--config is not valid JSON: \(error)", exitCode: 2)
-            }
-            guard case .object(let object) = value else {
-                throw CommandFailure("--config must be a JSON object, got \(value.typeName)", exitCode: 2)
-            }
-            options.config = object
-        }
+        if let config { options.config = try Self.parseObject(config, option: "--config") }
         return options
     }
 
+    /// `--input`: a JSON object; empty is `{}` (SEMANTICS §6.3).
     static func parseInput(_ text: String?) throws(CommandFailure) -> JSONObject {
-        // Empty input is `{}` (SEMANTICS §6.3).
         guard let text, !text.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\n" }) else { return JSONObject() }
+        return try parseObject(text, option: "--input")
+    }
+
+    /// An option's value that must be a JSON object.
+    ///
+    /// - Throws: ``CommandFailure`` (exit 2) naming `option`, with the parser's position.
+    static func parseObject(_ text: String, option: String) throws(CommandFailure) -> JSONObject {
         let value: JSONValue
         do {
             value = try JSONParser.parse(text)
         } catch {
-            throw CommandFailure("--input is not valid JSON: \(error)", exitCode: 2)
+            throw CommandFailure("\(option) is not valid JSON: \(error)", exitCode: 2)
         }
         guard case .object(let object) = value else {
-            throw CommandFailure("--input must be a JSON object, got \(value.typeName)", exitCode: 2)
+            throw CommandFailure("\(option) must be a JSON object, got \(value.typeName)", exitCode: 2)
         }
         return object
     }

@@ -46,35 +46,16 @@ public struct SignalCommand: AsyncParsableCommand {
                 return CommandFailure("--payload is not valid JSON: \(error)", exitCode: 2).output
             }
         }
-        let opened: OpenedDatabase
-        do {
-            opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: true)
-        } catch {
-            return error.output
-        }
-        let output: CommandOutput
-        await opened.standInForStoredHandlers()
-        do {
-            let instance = try await resolveInstanceID(id, on: opened.engine, database: database.db)
-            do {
-                try await opened.engine.sendSignal(instanceId: instance, type: type, payload: payloadValue)
-            } catch {
-                throw CommandFailure.engine(error)
-            }
-            let after = try? await opened.engine.instance(instance)
+        return await OpenedDatabase.changeInstance(id, in: database.db) { engine, instance in
+            try await engine.sendSignal(instanceId: instance, type: type, payload: payloadValue)
+            let after = try? await engine.instance(instance)
             var text = "signalled: \(type) to instance \(instance)"
             if let after { text += " (now \(after.state))" }
             text += "\n"
             if let after, !after.state.isTerminal || after.hooksRunning {
                 text += "it moves on when an engine runs it: stepwise resume \(instance)\(DatabaseOptions.flag(for: database.db))\n"
             }
-            output = CommandOutput(standardOutput: text)
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            return text
         }
-        await opened.close()
-        return output
     }
 }

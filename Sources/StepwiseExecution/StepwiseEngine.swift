@@ -119,8 +119,10 @@ public actor StepwiseEngine {
     /// Whether commits queue outbox rows (SYNC.md §2.2): with a channel configured, or on a
     /// database whose outbox was seeded by an engine that had one.
     let writesOutbox: Bool
-    /// The latest channel round trip's outcome (``lastChannelSync``).
-    var lastChannelResult: ChannelSyncResult?
+    /// The outcome of the latest channel round trip this engine made (time, HTTP status, error;
+    /// SYNC.md §2.10), whichever path ran it: the run loop, `runUntilIdle`, `syncChannel()` or
+    /// `shutdown()`. `nil` before the first.
+    public internal(set) var lastChannelSync: ChannelSyncResult?
     /// Whether `seedOutboxIfNeeded` ran (once per engine).
     var outboxSeedChecked = false
     var heartbeatMs: Int64 = 100
@@ -411,10 +413,17 @@ public actor StepwiseEngine {
         if options.instanceId == .engine {
             throw StepwiseError(.invalidInput, "instance id \(InstanceID.engine) is reserved for the engine's own journal entries")
         }
-        let id = options.instanceId ?? freshInstanceID()
-        let exists = live[id] != nil ? true : try store.containsInstance(id)
-        if exists {
-            throw StepwiseError(.conflict, "instance \(id) already exists", context: ["instance_id": .string(id.rawValue)])
+        // A generated id is free by construction; a supplied one may be taken.
+        let id: InstanceID
+        if let supplied = options.instanceId {
+            let taken = try live[supplied] != nil ? true : store.containsInstance(supplied)
+            if taken {
+                throw StepwiseError(
+                    .conflict, "instance \(supplied) already exists", context: ["instance_id": .string(supplied.rawValue)])
+            }
+            id = supplied
+        } else {
+            id = freshInstanceID()
         }
         let now = clock.now()
         let record = InstanceRecord(

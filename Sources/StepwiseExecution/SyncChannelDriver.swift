@@ -52,15 +52,10 @@ extension StepwiseEngine {
         wake()
     }
 
-    /// The outcome of the latest channel round trip this engine made (time, HTTP status, error;
-    /// SYNC.md §2.10), whichever path ran it: the run loop, `runUntilIdle`, `syncChannel()` or
-    /// `shutdown()`. `nil` before the first.
-    public var lastChannelSync: ChannelSyncResult? { lastChannelResult }
-
     /// Runs one round trip and keeps its outcome for ``lastChannelSync``.
     func channelRoundTrip(_ driver: any SyncChannelDriver) async -> ChannelSyncResult {
         let result = await driver.roundTrip(for: self)
-        lastChannelResult = result
+        lastChannelSync = result
         return result
     }
 

@@ -33,22 +33,23 @@ public struct URLSessionSyncTransport: SyncHTTPTransport {
     /// - Throws: ``FetchError`` `tooLarge` (the response body exceeds ``maxResponseBytes``),
     ///   `timeout` or `transport`.
     public func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8]) {
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
-        request.httpBody = Data(body)
-        let response = try await CappedHTTPExchange.perform(
-            request, maxResponseBytes: maxResponseBytes, timeoutMilliseconds: timeoutMs, shownURL: TransportPolicy.redacted(url))
-        return (response.statusCode, response.body)
+        try await exchange("POST", url, headers: headers, body: body, timeoutMs: timeoutMs, maxBytes: maxResponseBytes)
     }
 
     /// GETs `url`; a body larger than `maxBytes` is refused while it streams.
     ///
     /// - Throws: ``FetchError`` `tooLarge`, `timeout` or `transport`.
     func get(_ url: URL, headers: [String: String], timeoutMs: UInt64, maxBytes: Int) async throws(FetchError) -> (Int, [UInt8]) {
+        try await exchange("GET", url, headers: headers, body: nil, timeoutMs: timeoutMs, maxBytes: maxBytes)
+    }
+
+    private func exchange(
+        _ method: String, _ url: URL, headers: [String: String], body: [UInt8]?, timeoutMs: UInt64, maxBytes: Int
+    ) async throws(FetchError) -> (Int, [UInt8]) {
         var request = URLRequest(url: url)
-        request.httpMethod = "GET"
+        request.httpMethod = method
         for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        if let body { request.httpBody = Data(body) }
         let response = try await CappedHTTPExchange.perform(
             request, maxResponseBytes: maxBytes, timeoutMilliseconds: timeoutMs, shownURL: TransportPolicy.redacted(url))
         return (response.statusCode, response.body)
