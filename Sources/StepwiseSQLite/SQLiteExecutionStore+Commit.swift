@@ -111,16 +111,21 @@ extension SQLiteExecutionStore {
     }
 
     /// Whether a batch can go to the change log: nothing in it can fail a constraint or must
-    /// be seen by SQL at once. New instances (the id and live dedup key constraints), a dedup
-    /// key being set, sequences, deletions (marker pruning included) and dead letters are
-    /// written directly.
+    /// be seen by SQL at once. A dedup key being set (the live dedup key index), sequences,
+    /// deletions (marker pruning included) and dead letters are written directly.
+    ///
+    /// A new instance without a dedup key is logged: its id is free (the engine generated it,
+    /// or looked a supplied one up with ``containsInstance(_:)``, which sees logged rows), and
+    /// its row references only a stored sequence version. Its first logged row holds whole
+    /// objects, since there is no stored version for changes to apply to.
     private func isLoggable(_ batch: StoreBatch) -> Bool {
         guard batch.sequences.isEmpty, batch.deletedInstances.isEmpty, batch.deadLetters.isEmpty,
             batch.deletedDeadLetters.isEmpty, batch.deletedSequences.isEmpty, batch.pruneCommandMarkersBefore == nil
         else { return false }
         for record in batch.instances {
-            guard let stored = storedRows[record.id] else { return false }
-            if let key = record.dedupKey, key != stored.dedupKey { return false }
+            let storedKey: String?
+            if let stored = storedRows[record.id] { storedKey = stored.dedupKey } else { storedKey = nil }
+            if let key = record.dedupKey, key != storedKey { return false }
         }
         return true
     }
@@ -185,7 +190,7 @@ extension SQLiteExecutionStore {
         rows.reserveCapacity(batch.instances.count + batch.nodes.count * 2 + journal.count + batch.metadata.count)
         for record in batch.instances {
             let values: [SQLiteValue]
-            if asChanges, let changes = batch.objectChanges[record.id] {
+            if asChanges, storedRows[record.id] != nil, let changes = batch.objectChanges[record.id] {
                 values = Self.values(
                     of: record, data: Self.objectColumn(record.data, changed: changes.data),
                     config: Self.objectColumn(record.config, changed: changes.config),

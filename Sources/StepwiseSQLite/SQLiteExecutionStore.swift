@@ -331,8 +331,10 @@ public final class SQLiteExecutionStore: ExecutionStore {
     }
 
     public func containsInstance(_ id: InstanceID) throws(StepwiseError) -> Bool {
-        // No fold first: the change log only changes rows that are stored, it never adds one.
-        try run("cannot look up instance \(id)") { () throws(SQLiteError) -> Bool in
+        // No fold first: an instance in the change log is one this store wrote, and it
+        // remembers those rows until the log is folded.
+        if storedRows[id] != nil { return true }
+        return try run("cannot look up instance \(id)") { () throws(SQLiteError) -> Bool in
             let statement = try connection.cachedStatement("SELECT 1 FROM instances WHERE id = ?")
             defer { statement.reset() }
             try statement.bind(id.rawValue, at: 1)

@@ -302,6 +302,48 @@ import Testing
         }
     }
 
+    @Test func aNewInstanceWithoutADedupKeyIsLoggedWholeAndSurvivesAKill() throws {
+        try withTemporaryDatabase { path in
+            do {
+                let store = try openStore(path)
+                var start = StoreBatch()
+                start.instances = [record(Self.second, data: ["input": "x"])]
+                start.journal = [entry(Self.second, "start", at: 1)]
+                try store.commit(start)
+                #expect(try count(path, "change_log") == 1)
+                #expect(try count(path, "instances") == 1)
+                // The id is taken as soon as the commit returns, though no table holds it yet.
+                #expect(try store.containsInstance(Self.second))
+                // Later commits log only the members they set, applied to the logged whole row.
+                var step = StoreBatch()
+                step.instances = [record(Self.second, steps: 1, data: ["input": "x", "a": 1])]
+                var changes = InstanceObjectChanges()
+                changes.data = ["a"]
+                step.objectChanges = [Self.second: changes]
+                try store.commit(step)
+                #expect(try count(path, "change_log") == 2)
+                // No settle: the store goes away as with a kill.
+            }
+            let reopened = try SQLiteExecutionStore(path: path)
+            #expect(try count(path, "change_log") == 0)
+            let loaded = try #require(try reopened.loadInstance(Self.second))
+            #expect(loaded.0.stepsExecuted == 1)
+            #expect(loaded.0.data == ["input": "x", "a": 1])
+            #expect(try reopened.journal(of: Self.second).map(\.stepID) == ["start"])
+        }
+    }
+
+    @Test func aNewInstanceWithADedupKeyIsWrittenDirectly() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var start = StoreBatch()
+            start.instances = [record(Self.second, dedupKey: "fresh")]
+            try store.commit(start)
+            #expect(try count(path, "change_log") == 0)
+            #expect(try count(path, "instances") == 2)
+        }
+    }
+
     @Test func theLogIsFoldedWhenItReachesItsBound() throws {
         try withTemporaryDatabase { path in
             let store = try openStore(path)

@@ -49,6 +49,8 @@ import Testing
             #expect(try connection.queryValue("PRAGMA busy_timeout") == 5000)
             #expect(try connection.queryValue("PRAGMA foreign_keys") == 1)
             #expect(try connection.queryValue("PRAGMA synchronous") == 2)
+            // FAST (2) whatever the build's default: deletions cost no extra page writes.
+            #expect(try connection.queryValue("PRAGMA secure_delete") == 2)
         }
     }
 
