@@ -24,6 +24,9 @@ public struct DeadLettersCommand: AsyncParsableCommand {
     @Option(help: "At most this many (1…500).")
     var limit = 50
 
+    @Option(help: ArgumentHelp("Continue a listing after this cursor (printed as `next_cursor` / the … more line).", valueName: "cursor"))
+    var after: String?
+
     @Option(name: .customLong("ack"), help: ArgumentHelp("Acknowledge this record.", valueName: "id"))
     var acknowledgeID: String?
 
@@ -53,6 +56,9 @@ public struct DeadLettersCommand: AsyncParsableCommand {
             throw ValidationError("--older-than '\(olderThan)' is not an age like 90s, 30m, 12h or 7d")
         }
         guard (1...500).contains(limit) else { throw ValidationError("--limit must be between 1 and 500") }
+        if after != nil && (acknowledgeID != nil || redriveID != nil || purge) {
+            throw ValidationError("--after continues a listing; it cannot be used with --ack, --redrive or --purge")
+        }
     }
 
     public func run() async throws {
@@ -108,10 +114,18 @@ public struct DeadLettersCommand: AsyncParsableCommand {
             return report(
                 ["purged": .integer(Int64(count))], text: "purged \(count) dead letter\(count == 1 ? "" : "s")\n")
         }
-        let page = try await engine.deadLetters(unacknowledgedOnly: unacknowledged, limit: limit)
+        let page: Page<DeadLetter>
+        do {
+            page = try await engine.deadLetters(unacknowledgedOnly: unacknowledged, limit: limit, after: after)
+        } catch {
+            // A cursor the engine cannot read is unusable input, like any other bad argument.
+            guard error.code == .invalidInput else { throw error }
+            throw CommandFailure(error.message, exitCode: 2)
+        }
         if json {
             let value: JSONValue = [
                 "dead_letters": .array(page.items.map(\.jsonValue)), "has_more": .bool(page.nextCursor != nil),
+                "next_cursor": page.nextCursor.map(JSONValue.string) ?? .null,
             ]
             return CommandOutput(standardOutput: JSONWriter.string(value, options: .prettyPrinted) + "\n")
         }
@@ -138,7 +152,13 @@ public struct DeadLettersCommand: AsyncParsableCommand {
             text += line + "\n"
             if index > 0 { text += "  " + style.dim("└ " + errors[index - 1]) + "\n" }
         }
-        if page.nextCursor != nil { text += "… more: raise --limit (now \(limit))\n" }
+        if let next = page.nextCursor {
+            // The same listing, continued: the filters repeated with the cursor.
+            var command = "stepwise dead-letters"
+            if unacknowledged { command += " --unacknowledged" }
+            if limit != 50 { command += " --limit \(limit)" }
+            text += "… more: \(command) --after \(next)\(db)\n"
+        }
         text += "act on one: stepwise dead-letters --ack ID | --redrive ID\(db)   (ID: either column, or a prefix)\n"
         return CommandOutput(standardOutput: text)
     }

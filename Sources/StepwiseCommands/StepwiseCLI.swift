@@ -27,6 +27,15 @@ extension StepwiseCLI {
     /// that cannot be used (a missing argument, an unknown option, a bad value) exit with 2,
     /// the status every command gives unusable input, not ArgumentParser's 64.
     public static func runFromCommandLine() async {
+        // ArgumentParser answers `help <unknown>` with the root help and status 0, which
+        // hides a typo from scripts: name it and exit 2 like any other unusable argument.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.count >= 2, arguments[0] == "help", let unknown = unknownSubcommand(arguments[1]) {
+            CommandOutput(
+                standardError: "Error: unknown subcommand '\(unknown)'; see 'stepwise help' for the list\n", exitCode: 2
+            ).writeNow()
+            exit(withError: ExitCode(2))
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -41,5 +50,14 @@ extension StepwiseCLI {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension StepwiseCLI {
+    /// `name` when no subcommand is called so (options such as `--help` are left to the parser).
+    static func unknownSubcommand(_ name: String) -> String? {
+        guard !name.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        return names.contains(name) ? nil : name
     }
 }

@@ -114,3 +114,13 @@ struct DescribeCommandTests {
         #expect(output.standardOutput.contains("step show_terms → show_terms, waits for input [accepted | declined] → data.terms_decision"))
     }
 }
+
+@Suite("stepwise help")
+struct HelpCommandTests {
+    @Test func aTypoInHelpIsNamedNotAnsweredWithTheRootHelp() {
+        #expect(StepwiseCLI.unknownSubcommand("bogus") == "bogus")
+        #expect(StepwiseCLI.unknownSubcommand("run") == nil)
+        #expect(StepwiseCLI.unknownSubcommand("dead-letters") == nil)
+        #expect(StepwiseCLI.unknownSubcommand("--help") == nil)
+    }
+}

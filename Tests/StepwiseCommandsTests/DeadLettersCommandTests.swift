@@ -55,7 +55,33 @@ struct DeadLettersCommandTests {
         #expect(unknown.standardError.contains("no dead letter matches 'ffffffff'"))
         #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--ack", "a", "--purge"]) }
         #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--purge", "--older-than", "soon"]) }
+        #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--purge", "--after", "x"]) }
+        let badCursor = try await deadLetters(["--after", "nope"], in: workspace)
+        #expect(badCursor.exitCode == 2)
+        #expect(badCursor.standardError.contains("cursor 'nope' does not name a dead letter"))
         #expect(DeadLettersCommand.milliseconds("7d") == 604_800_000)
         #expect(DeadLettersCommand.milliseconds("90s") == 90_000)
+    }
+
+    @Test func aLongListingContinuesWithTheCursorItPrints() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.failing, to: "failing.json")
+        var ids: Set<String> = []
+        for _ in 0..<3 { ids.insert(try #require(CLIWorkspace.instanceID(in: try await workspace.run([file]).standardOutput))) }
+
+        let first = try await deadLetters(["--limit", "2"], in: workspace)
+        let more = try #require(first.standardOutput.split(separator: "\n").first { $0.hasPrefix("… more: ") })
+        #expect(more.contains("stepwise dead-letters --limit 2 --after "))
+        let cursor = try #require(more.split(separator: " ").drop { $0 != "--after" }.dropFirst().first)
+        let json = try JSONParser.parse(try await deadLetters(["--limit", "2", "--json"], in: workspace).standardOutput)
+        #expect(json["has_more"] == true)
+        #expect(json["next_cursor"] == .string(String(cursor)))
+
+        let rest = try await deadLetters(["--limit", "2", "--after", String(cursor)], in: workspace)
+        #expect(rest.exitCode == 0, "\(rest.standardError)")
+        #expect(!rest.standardOutput.contains("… more"))
+        let seen = ids.filter { first.standardOutput.contains($0) || rest.standardOutput.contains($0) }
+        #expect(seen == ids)
+        #expect(ids.filter { rest.standardOutput.contains($0) }.count == 1)
     }
 }
