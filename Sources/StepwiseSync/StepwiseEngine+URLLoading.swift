@@ -24,10 +24,12 @@ extension StepwiseEngine {
     public func loadSequences(from url: URL? = nil, tokenProvider: (any TokenProvider)? = nil) async throws -> Int {
         guard let target = url ?? URL(string: configuration.sequencesUrl), !(url == nil && configuration.sequencesUrl.isEmpty)
         else { throw StepwiseError(.invalidInput, "no URL given and sequencesUrl is empty") }
-        let scheme = target.scheme?.lowercased() ?? ""
-        let host = target.host?.lowercased() ?? ""
-        guard scheme == "https" || (scheme == "http" && configuration.allowInsecureLocalhost && (host == "localhost" || host == "127.0.0.1"))
-        else { throw StepwiseError(.invalidInput, "sequences URL must use https") }
+        // The sync channel's transport rules (SYNC.md §1): https, no loopback or private
+        // IP-literal hosts unless allowInsecureLocalhost, messages without query strings.
+        if let refusal = TransportPolicy(allowInsecureLocalhost: configuration.allowInsecureLocalhost).refusal(for: target) {
+            let https = target.scheme?.lowercased() == "https"
+            throw StepwiseError(.invalidInput, https ? "sequences URL refused: \(refusal)" : "sequences URL must use https (\(refusal))")
+        }
         let transport = URLSessionSyncTransport()
         var token = try await tokenProvider?.currentToken()
         for attempt in 0..<2 {

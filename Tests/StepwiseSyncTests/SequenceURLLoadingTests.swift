@@ -76,4 +76,22 @@ struct SequenceURLLoadingTests {
         #expect(server.received.map { $0.headers["authorization"] } == ["Bearer old", "Bearer new"])
         await engine.shutdown()
     }
+
+    @Test func theSyncTransportRulesApply() async throws {
+        let database = Database()
+        let engine = try StepwiseEngine(store: try SQLiteExecutionStore(path: database.path), configuration: EngineConfiguration())
+        for (url, fragment) in [
+            ("http://cdn.example.com/s.json", "must use https"),
+            ("https://10.0.0.7/s.json", "private"),
+            ("https://127.0.0.1/s.json?token=secret", "allowInsecureLocalhost"),
+            ("http://localhost:8080/s.json", "allowInsecureLocalhost"),
+            ("ftp://example.com/s.json", "only https"),
+        ] {
+            let error = await #expect(throws: StepwiseError.self) { try await engine.loadSequences(from: URL(string: url)!) }
+            #expect(error?.code == .invalidInput, "\(url)")
+            #expect(error?.message.contains(fragment) == true, "\(url): \(error?.message ?? "")")
+            #expect(error?.message.contains("secret") == false)
+        }
+        await engine.shutdown()
+    }
 }
