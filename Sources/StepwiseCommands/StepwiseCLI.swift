@@ -12,7 +12,7 @@ public struct StepwiseCLI: AsyncParsableCommand {
             ValidateCommand.self, DescribeCommand.self, EvalCommand.self, ConformanceCommand.self, CrashChildCommand.self, TortureCommand.self, TortureChildCommand.self,
             KeygenCommand.self, PublishCommand.self, VerifyManifestCommand.self,
             DemoCommand.self, RunCommand.self, ResumeCommand.self, InstancesCommand.self, ShowCommand.self,
-            CompleteCommand.self, CancelCommand.self, SignalCommand.self, DeadLettersCommand.self,
+            SequencesCommand.self, CompleteCommand.self, CancelCommand.self, SignalCommand.self, DeadLettersCommand.self,
             ServeCommand.self, SyncCommand.self,
         ]
     )
