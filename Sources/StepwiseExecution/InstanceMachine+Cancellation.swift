@@ -50,6 +50,12 @@ extension InstanceMachine {
         var r = record
         r.cancelRequested = true
         record = r
+        if runtime.root.phase == .finishedWhilePaused {
+            // Nothing is left to cancel: the held outcome gives way to the cancellation.
+            terminate(.cancelled, error: nil)
+            drain()
+            return
+        }
         sweep(.root)
         drain()
     }
@@ -99,11 +105,20 @@ extension InstanceMachine {
         deriveState()
     }
 
-    /// Sets or clears the paused flag.
+    /// Sets or clears the paused flag; clearing it applies an outcome held while paused.
     mutating func setPaused(_ paused: Bool) {
         var r = record
         r.isPaused = paused
         record = r
+        let root = runtime.root
+        if !paused && root.phase == .finishedWhilePaused {
+            var released = root
+            released.phase = .active
+            runtime[NodeID.root] = released
+            terminate(root.error == nil ? .completed : .failed, error: root.error)
+            drain()
+            return
+        }
         deriveState()
     }
 }

@@ -6,17 +6,20 @@ extension InstanceMachine {
     /// returns to work; composites keep their progress; steps get a fresh retry budget with
     /// continuing attempt numbers; the error is cleared and the lifetime clock restarts.
     ///
-    /// "Cancelled by the failure" means cancelled no earlier than the first failure finished.
+    /// Only the failure that ended the instance counts: a node whose ancestors did not all fail
+    /// or get cancelled was dealt with (a failure a `try_catch` caught, a race loser of a race
+    /// that completed) and stays as it is. "Cancelled by the failure" means cancelled no earlier
+    /// than the first such failure finished.
     /// An uncatchable failure (lifetime exceeded, step budget spent) fails no node but the root
     /// and cancels what was running: those nodes return to work, and the step budget starts
     /// afresh as the lifetime clock does, or the instance would fail again at once.
     mutating func redrive() {
-        let failed = runtime.allNodes.filter { $0.state == .failed && $0.id != .root }
+        let failed = runtime.allNodes.filter { $0.state == .failed && $0.id != .root && isOnFailurePath($0.id) }
         guard let failureStart = failed.compactMap(\.finishedAt).min() ?? runtime.root.finishedAt else { return }
         let uncatchable = failed.isEmpty
         let reset = Set(
             runtime.allNodes.filter { node in
-                node.id != .root && node.parent != nil && isInMainTree(node.id)
+                node.id != .root && node.parent != nil && isOnFailurePath(node.id)
                     && (node.state == .failed || (node.state == .cancelled && (node.finishedAt ?? 0) >= failureStart))
             }.map(\.id))
         var r = record
@@ -77,6 +80,18 @@ extension InstanceMachine {
         }
         for id in reenter { workEnter(id) }
         drain()
+    }
+
+    /// Whether a node lies in the main list (not a hook list) under ancestors that all failed
+    /// or were cancelled: the path the instance's failure took.
+    func isOnFailurePath(_ id: NodeID) -> Bool {
+        guard isInMainTree(id) else { return false }
+        var current = runtime[id]
+        while let parent = current.parent, parent != .root {
+            current = runtime[parent]
+            guard current.state == .failed || current.state == .cancelled else { return false }
+        }
+        return true
     }
 
     /// Whether a node lies in the main list (not a hook list).

@@ -277,6 +277,16 @@ struct InstanceMachine {
                 terminate(.cancelled, error: nil)
                 return
             }
+            var isCancelled = false
+            if case .cancelled = outcome { isCancelled = true }
+            if record.isPaused && !isCancelled {
+                // Held until `resume`: the root keeps the outcome (its error when failed).
+                var root = runtime.root
+                root.phase = .finishedWhilePaused
+                if case .failed(let e) = outcome { root.error = e }
+                runtime[NodeID.root] = root
+                return
+            }
             switch outcome {
             case .completed: terminate(.completed, error: nil)
             case .failed(let e): terminate(.failed, error: e)

@@ -102,6 +102,10 @@ public enum NodePhase: String, Sendable, Hashable, CaseIterable {
     case awaitingChild
     /// A step's attempt waits for the sync server to resolve its `credentials://` params.
     case delegated
+    /// The root only: the main list finished while the instance was paused by signal; the
+    /// outcome (the root's error when it failed) is applied at `resume` (SEMANTICS §2.1: a
+    /// paused instance stays `paused` until resumed).
+    case finishedWhilePaused
 }
 
 /// Block-specific progress of a node, persisted as JSON.

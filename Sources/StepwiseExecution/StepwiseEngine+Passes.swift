@@ -159,6 +159,7 @@ extension StepwiseEngine {
                 !inFlight.keys.contains(where: { $0.instance == id })
             {
                 live[id] = nil
+                heldTimers[id] = nil
                 releaseRetiredVersion(runtime.record.sequence)
             }
         }
@@ -180,6 +181,8 @@ extension StepwiseEngine {
     private func rollBack(_ ids: Set<InstanceID>) {
         for id in ids {
             live[id] = nil
+            // The reload re-arms every persisted deadline, held ones included.
+            heldTimers[id] = nil
             reloadInstance(id)
         }
         queue.removeAll { entry in
@@ -354,8 +357,14 @@ extension StepwiseEngine {
         }
         while let entry = timers.popDue(by: now) {
             guard let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
-                runtime[entry.node].dueAt == entry.due, !runtime.record.isPaused || runtime[entry.node].phase == .inFlight
+                runtime[entry.node].dueAt == entry.due
             else { continue }
+            // A paused instance's handler time limits still apply (its calls are in flight);
+            // its other timers wait for `resume`.
+            if runtime.record.isPaused && runtime[entry.node].phase != .inFlight {
+                heldTimers[entry.instance, default: []].append(entry)
+                continue
+            }
             transitionIgnoringErrors(entry.instance) { $0.timerFired(entry.node) }
         }
         let holdForRestart = holdDispatchAfterStep.map { step in

@@ -69,6 +69,9 @@ public actor StepwiseEngine {
     var inFlight: [InFlightKey: Task<Void, Never>] = [:]
     var inbox: [Completion] = []
     var timers = TimerHeap()
+    /// Timers that came due while their instance was paused by signal, put back on the heap at
+    /// `resume` (SEMANTICS §2.12: "timers keep deadlines and fire on resume if due").
+    var heldTimers: [InstanceID: [TimerHeap.Entry]] = [:]
     var conditions = DeviceConditions()
     var isShutdown = false
     var isCrashed = false
@@ -533,6 +536,7 @@ public actor StepwiseEngine {
         case "resume":
             try transition(runtime.id) { $0.setPaused(false) }
             requeueRunnable(runtime)
+            for entry in heldTimers.removeValue(forKey: runtime.id) ?? [] { timers.push(entry) }
         case "cancel": try transition(runtime.id) { $0.requestCancellation() }
         default:
             guard case .object(let data)? = payload["data"] else {

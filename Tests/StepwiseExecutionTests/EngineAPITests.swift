@@ -208,3 +208,89 @@ struct EngineAPITests {
         await engine.shutdown()
     }
 }
+
+/// SEMANTICS §2.12 `pause`: "timers keep deadlines and fire on resume if due", and §2.1: "a
+/// paused instance stays `paused` until resumed, even with handlers finishing".
+@Suite struct PauseSignalTests {
+    static let delayed = #"""
+        {"name": "delayed", "version": 1, "blocks": [
+          {"type": "step", "id": "wait", "handler": "work", "delay": {"duration": 1000}},
+          {"type": "step", "id": "after", "handler": "work"}
+        ]}
+        """#
+
+    static let lastWait = #"""
+        {"name": "last-wait", "version": 1, "blocks": [
+          {"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "OK?"}}
+        ]}
+        """#
+
+    @Test func aTimerThatComesDueWhilePausedFiresOnResume() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let calls = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { context in calls.hit(context.stepId); return [:] }])
+        _ = try await engine.loadSequence(json: Array(Self.delayed.utf8))
+        let id = try await engine.start("delayed")
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        clock.advance(to: 5_000)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .paused)
+        #expect(calls.count("wait") == 0)
+
+        try await engine.sendSignal(instanceId: id, type: "resume")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(calls.count("wait") == 1 && calls.count("after") == 1)
+        await engine.shutdown()
+    }
+
+    @Test func anInstanceWhoseLastWaitIsAnsweredWhilePausedCompletesOnlyOnResume() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let listener = RecordingListener()
+        var engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        await engine.setListener(listener)
+        _ = try await engine.loadSequence(json: Array(Self.lastWait.utf8))
+        let id = try await engine.start("last-wait")
+        try await runToRest(engine, clock: clock)
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        let held = try await engine.instance(id)
+        #expect(held.state == .paused)
+        #expect(held.waits.isEmpty, "the answer is recorded")
+        #expect(!listener.all.contains("completed"))
+
+        // Held across a restart too: the outcome is persisted on the root node.
+        await engine.shutdown()
+        engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        await engine.setListener(listener)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .paused)
+
+        try await engine.sendSignal(instanceId: id, type: "resume")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(await eventually { listener.all.contains("completed") })
+        await engine.shutdown()
+    }
+
+    @Test func cancellingAPausedInstanceWhoseWorkIsDoneCancelsIt() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(Self.lastWait.utf8))
+        let id = try await engine.start("last-wait")
+        try await runToRest(engine, clock: clock)
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": "yes"])
+        try await engine.sendSignal(instanceId: id, type: "cancel")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .cancelled)
+        await engine.shutdown()
+    }
+}

@@ -140,6 +140,49 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    @Test func redriveLeavesCaughtFailuresAndDecidedRacesAlone() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let counter = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: [
+            "work": { ctx in counter.hit(ctx.stepId); return [:] },
+            "boom": { ctx in counter.hit(ctx.stepId); throw StepError.permanent("boom") },
+            "flaky": { ctx in
+                counter.hit(ctx.stepId)
+                if counter.count(ctx.stepId) == 1 { throw StepError.permanent("not yet") }
+                return [:]
+            },
+        ])
+        let sequence = #"""
+            {"name": "handled", "version": 1, "blocks": [
+              {"type": "try_catch", "id": "guarded",
+               "try_block": [{"type": "step", "id": "risky", "handler": "boom"}],
+               "catch_block": [{"type": "step", "id": "recover", "handler": "work"}]},
+              {"type": "race", "id": "first", "branches": [
+                [{"type": "step", "id": "fast", "handler": "work"}],
+                [{"type": "step", "id": "slow", "handler": "work", "delay": {"duration": 10000}}]
+              ]},
+              {"type": "step", "id": "final", "handler": "flaky"}
+            ]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("handled")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .failed)
+        let letter = try #require(try await engine.deadLetters().items.first)
+        #expect(letter.blockId == "final")
+
+        try await engine.redrive(deadLetterId: letter.id)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(counter.count("risky") == 1, "a failure the try_catch caught is not redriven")
+        #expect(counter.count("recover") == 1 && counter.count("fast") == 1)
+        #expect(counter.count("slow") == 0, "the race's loser stays cancelled")
+        #expect(counter.count("final") == 2)
+        await engine.shutdown()
+    }
+
     @Test func lifetimeFailsLiveInstancesAndGCDeletesOldTerminalOnes() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
