@@ -35,7 +35,8 @@ extension InstanceMachine {
                 break
             }
         }
-        if let delay = step.delay {
+        // A delay fires once per node (§2.3): a node redriven after it fired does not wait again.
+        if let delay = step.delay, !runtime[id].progress.delayDone {
             var node = runtime[id]
             if node.progress.jitterMs == nil {
                 let scope = scope(for: id)

@@ -50,11 +50,11 @@ extension StepwiseEngine {
             if sequences[key] != nil && !existing.isRetired { return existing }
             existing.isRetired = false
             stored = existing
-            if sequences[key] == nil { batch.deletedSequences = try evictionsForNewVersion() }
+            if sequences[key] == nil { batch.deletedSequences = try evictions(making: [key]) }
         } else {
             stored = StoredSequence(
                 key: key, isDeprecated: compiled.isDeprecated, origin: origin, sha256: sha256, installedAt: clock.now())
-            batch.deletedSequences = try evictionsForNewVersion()
+            batch.deletedSequences = try evictions(making: [key])
         }
         batch.sequences = [(stored, bytes)]
         try applyCatalogRemovals(&batch)

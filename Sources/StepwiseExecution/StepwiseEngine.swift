@@ -279,14 +279,6 @@ public actor StepwiseEngine {
         return SequenceLoader.load(bytes, limits: limits).problems
     }
 
-    /// Versions to delete so one more fits under `maxStoredSequences`: unreferenced superseded or
-    /// retired versions, oldest first.
-    ///
-    /// - Throws: ``StepwiseError`` `resourceLimit` when nothing can be evicted.
-    func evictionsForNewVersion() throws(StepwiseError) -> [SequenceKey] {
-        try evictions(making: [])
-    }
-
     /// Versions to delete so that `newKeys` (versions not in the catalog yet) fit under
     /// `maxStoredSequences`: unreferenced versions that are retired or superseded (by a stored
     /// version or one of `newKeys`), oldest first. An empty `newKeys` makes room for one.

@@ -56,6 +56,9 @@ struct BulkLoadTests {
         }
         #expect(full?.code == .resourceLimit)
         #expect(await engine.loadedSequences().count == 3)
+        // One document at a time, the incoming version supersedes too: c v2 makes room by evicting c v1.
+        _ = try await engine.loadSequence(json: Array(flow("c", 2).utf8))
+        #expect(await engine.loadedSequences().map { "\($0.key.name)@\($0.key.version)" } == ["a@2", "b@2", "c@2"])
         await engine.shutdown()
     }
 }

@@ -163,7 +163,7 @@ struct EngineLifecycleTests {
                 [{"type": "step", "id": "fast", "handler": "work"}],
                 [{"type": "step", "id": "slow", "handler": "work", "delay": {"duration": 10000}}]
               ]},
-              {"type": "step", "id": "final", "handler": "flaky"}
+              {"type": "step", "id": "final", "handler": "flaky", "delay": {"duration": 5000}}
             ]}
             """#
         _ = try await engine.loadSequence(json: Array(sequence.utf8))
@@ -173,9 +173,11 @@ struct EngineLifecycleTests {
         let letter = try #require(try await engine.deadLetters().items.first)
         #expect(letter.blockId == "final")
 
+        let failedAt = clock.now()
         try await engine.redrive(deadLetterId: letter.id)
         try await runToRest(engine, clock: clock)
         #expect(try await engine.instance(id).state == .completed)
+        #expect(clock.now() == failedAt, "the redriven step's delay fired once already: it does not wait again")
         #expect(counter.count("risky") == 1, "a failure the try_catch caught is not redriven")
         #expect(counter.count("recover") == 1 && counter.count("fast") == 1)
         #expect(counter.count("slow") == 0, "the race's loser stays cancelled")
