@@ -21,10 +21,7 @@ extension StepwiseEngine {
             var doomed: [InstanceID] = []
             for id in expired where live[id] == nil {
                 doomed.append(id)
-                // Children go with their root.
-                if let children = try? store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil) {
-                    doomed.append(contentsOf: children.map(\.id).filter { live[$0] == nil })
-                }
+                doomed.append(contentsOf: storedDescendants(of: id).filter { live[$0] == nil })
             }
             pendingBatch.deletedInstances.append(contentsOf: doomed)
         }
@@ -34,6 +31,24 @@ extension StepwiseEngine {
             lastMarkerPrune = now
             pendingBatch.pruneCommandMarkersBefore = now - Self.markerRetentionMs
         }
+    }
+
+    /// Every sub_sequence instance below `root`, at any depth (they go with their root). A
+    /// page that cannot be read ends that branch: the rest is found at the next GC.
+    func storedDescendants(of root: InstanceID) -> [InstanceID] {
+        var found: [InstanceID] = []
+        var parents = [root]
+        while let parent = parents.popLast() {
+            var cursor: InstanceCursor?
+            repeat {
+                guard let page = try? store.instances(matching: InstanceFilter(parent: parent), limit: 500, after: cursor)
+                else { break }
+                found.append(contentsOf: page.map(\.id))
+                parents.append(contentsOf: page.map(\.id))
+                cursor = page.count == 500 ? page.last.map { InstanceCursor(updatedAt: $0.updatedAt, id: $0.id) } : nil
+            } while cursor != nil
+        }
+        return found
     }
 
     /// How long a command marker is kept (30 days).

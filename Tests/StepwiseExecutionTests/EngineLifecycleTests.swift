@@ -204,6 +204,35 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    @Test func gcDeletesEverySubSequenceInstanceBelowAnExpiredRoot() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxInstanceLifetimeSecs = 60
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        for (name, body) in [
+            ("leaf", #"{"type": "step", "id": "s", "handler": "work"}"#),
+            ("middle", #"{"type": "sub_sequence", "id": "down", "sequence_name": "leaf"}"#),
+            ("top", #"{"type": "sub_sequence", "id": "down", "sequence_name": "middle"}"#),
+        ] {
+            _ = try await engine.loadSequence(json: Array(#"{"name": "\#(name)", "version": 1, "blocks": [\#(body)]}"#.utf8))
+        }
+        let root = try await engine.start("top")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(root).state == .completed)
+        let middle = try #require(try await engine.instances(filter: InstanceFilter(parent: root), limit: 10).items.first)
+        let leaf = try #require(try await engine.instances(filter: InstanceFilter(parent: middle.instanceId), limit: 10).items.first)
+
+        clock.advance(to: 200_000)
+        _ = try await engine.tickOnce()
+        for id in [root, middle.instanceId, leaf.instanceId] {
+            let gone = await #expect(throws: StepwiseError.self) { try await engine.instance(id) }
+            #expect(gone?.code == .notFound, "\(id) is deleted with its root")
+        }
+        await engine.shutdown()
+    }
+
     @Test func builtinsSleepDurablySetDataAndFail() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
