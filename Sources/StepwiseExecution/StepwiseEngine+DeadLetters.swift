@@ -76,7 +76,10 @@ extension StepwiseEngine {
         guard record.state == .failed else {
             throw StepwiseError(.invalidState, "instance \(record.id) is \(record.state), not failed")
         }
-        guard sequences[record.sequence] != nil else {
+        // Stored is enough: a version a manifest retired stays in the store for its instances.
+        var isStored = sequences[record.sequence] != nil
+        if !isStored { isStored = try store.sequenceBytes(record.sequence) != nil }
+        guard isStored else {
             throw StepwiseError(.notFound, "sequence \(record.sequence) is no longer stored")
         }
         if let key = record.dedupKey, let holder = try liveHolder(ofDedupKey: key), holder != record.id {

@@ -125,6 +125,30 @@ struct EngineManifestSyncTests {
         await reopened.shutdown()
     }
 
+    @Test func aFailedInstanceOfARetiredVersionCanBeRedriven() async throws {
+        let database = Database()
+        let engine = try await makeEngine(database)
+        let fetcher = InMemoryManifestFetcher()
+        let id = try await installFlowAndStartOne(engine, fetcher: fetcher)
+        var next = ManifestBuilder()
+        next.manifestVersion = 2_000
+        next.removed = [["name": "flow", "removed_at": "2030-01-01T00:00:00Z"]]
+        next.serve(on: fetcher)
+        _ = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+
+        await engine.registerHandler("h") { _ in throw StepError.permanent("down") }
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": "yes"])
+        #expect(try await runUntilTerminal(engine, id) == .failed)
+        #expect(await engine.loadedSequences().isEmpty, "retired, and no unfinished instance pins it")
+
+        // Its version is still stored (SEMANTICS §6.8 "its version is stored"): redrive runs it.
+        await engine.registerHandler("h") { _ in .object(JSONObject()) }
+        let letter = try #require(try await engine.deadLetters().items.first)
+        try await engine.redrive(deadLetterId: letter.id)
+        #expect(try await runUntilTerminal(engine, id) == .completed)
+        await engine.shutdown()
+    }
+
     @Test func anUpdateNeverChangesThePinnedVersion() async throws {
         let database = Database()
         let engine = try await makeEngine(database)
