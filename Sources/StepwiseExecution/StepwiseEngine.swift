@@ -515,6 +515,9 @@ public actor StepwiseEngine {
     public func sendSignal(instanceId: InstanceID, type: String, payload: JSONValue = .null) throws(StepwiseError) {
         try checkOpen()
         if type.hasPrefix("human_input:") {
+            // Signals need a non-terminal instance (§2.12), also while its hooks run, when a
+            // completeStep may still answer a wait inside them.
+            if let runtime = live[instanceId], runtime.record.state.isTerminal { _ = try liveRuntime(instanceId) }
             try completeStep(instanceId: instanceId, stepId: String(type.dropFirst("human_input:".count)), output: payload)
             return
         }

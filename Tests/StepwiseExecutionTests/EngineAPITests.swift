@@ -293,4 +293,29 @@ struct EngineAPITests {
         #expect(try await engine.instance(id).state == .cancelled)
         await engine.shutdown()
     }
+
+    @Test func aHumanInputSignalNeedsAnUnfinishedInstanceEvenWhileItsHooksWait() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, handlers: [
+            "work": { _ in [:] }, "boom": { _ in throw StepError.permanent("boom") },
+        ])
+        let sequence = #"""
+            {"name": "hooked", "version": 1,
+             "blocks": [{"type": "step", "id": "main", "handler": "boom"}],
+             "on_failure": [{"type": "step", "id": "confirm", "handler": "work", "wait_for_input": {"prompt": "Seen?"}}]}
+            """#
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("hooked")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .failed)
+        let refused = await #expect(throws: StepwiseError.self) {
+            try await engine.sendSignal(instanceId: id, type: "human_input:confirm", payload: ["value": "ok"])
+        }
+        #expect(refused?.code == .invalidState)
+        // completeStep still answers the hook's wait (SEMANTICS §2.11).
+        try await engine.completeStep(instanceId: id, stepId: "confirm", output: ["value": "ok"])
+        await engine.shutdown()
+    }
 }
