@@ -313,6 +313,7 @@ public actor StepwiseEngine {
     /// Registers (or replaces) a handler; steps waiting for it become runnable.
     public func registerHandler(_ name: String, _ handler: some StepHandler) {
         handlers[name] = handler
+        guard !isShutdown, !isCrashed else { return }
         for runtime in live.values {
             if runtime.activeNodes.contains(where: { $0.phase == .awaitingHandler }) {
                 transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
@@ -558,6 +559,9 @@ public actor StepwiseEngine {
     }
 
     private func recheckConditions() {
+        // After shutdown the conditions are still noted (a reopened engine is told again), but
+        // nothing is written: the store is closed.
+        guard !isShutdown, !isCrashed else { return }
         for runtime in live.values where runtime.activeNodes.contains(where: { $0.phase == .awaitingConditions }) {
             transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
         }

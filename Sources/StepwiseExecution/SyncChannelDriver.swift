@@ -70,9 +70,11 @@ extension StepwiseEngine {
         return await channelRoundTrip(driver)
     }
 
-    /// A push arrived: a channel round trip is due now (SYNC.md §2.10). No-op without `syncUrl`.
+    /// A push arrived: a channel round trip is due now (SYNC.md §2.10). No-op without `syncUrl`
+    /// and after `shutdown`.
     public func onPushReceived() {
-        guard isChannelConfigured else { return }
+        // After shutdown the store is closed: a late push changes nothing.
+        guard isChannelConfigured, !isShutdown, !isCrashed else { return }
         var batch = StoreBatch()
         batch.metadata = [("sync.push_at", String(clock.now()))]
         try? store.commit(batch)

@@ -153,7 +153,10 @@ struct HostAPIContractTests {
     @Test func afterShutdownEveryThrowingCallThrowsShutdown() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        let engine = try await openEngine(db, clock: VirtualClock())
+        // A configured channel, so that a push would be recorded on an open engine.
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = "https://sync.example.com"
+        let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration)
         let id = try #require(InstanceID(rawValue: "6f0c3a52-8a3e-4c1d-9a57-1d2b3c4d5e6f"))
         await engine.shutdown()
         let calls: [(String, () async throws -> Void)] = [
@@ -170,6 +173,14 @@ struct HostAPIContractTests {
             let error = await #expect(throws: StepwiseError.self, "\(name)") { try await call() }
             #expect(error?.code == .shutdown, "\(name)")
         }
+        // The calls that cannot throw write nothing once the store is closed.
+        await engine.onPushReceived()
+        await engine.reportPowerState(.charging)
+        await engine.reportNetworkState(.offline)
+        await engine.registerHandler("late") { _ in .null }
+        let reopened = try await openEngine(db, clock: VirtualClock())
+        #expect(try await reopened.storedValue("sync.push_at") == nil)
+        await reopened.shutdown()
     }
 }
 
