@@ -56,11 +56,23 @@ extension StepwiseEngine {
     /// How often markers are pruned at most (a day).
     static let markerPruneIntervalMs: Int64 = 86_400_000
 
-    /// Bytes of accounted memory: serialized `context.data` and latest outputs of live instances.
+    /// Bytes of accounted memory (SEMANTICS §2.16): serialized `context.data` and latest outputs
+    /// of live instances, compiled sequences, and the params of handler calls in flight (their
+    /// data snapshot is the instance's data, counted once).
     func accountedMemoryBytes() -> Int {
         live.values.filter { !$0.record.state.isTerminal }.reduce(0) { total, runtime in
             total + (JSONWriter.byteCount(.object(runtime.record.data)) ?? 0)
                 + (JSONWriter.byteCount(.object(runtime.record.outputs)) ?? 0)
-        } + programs.values.reduce(0) { $0 + $1.sequence.sourceBytes.count }
+        } + programs.values.reduce(0) { $0 + $1.sequence.sourceBytes.count } + inFlightPayloadBytes()
+    }
+
+    /// Serialized params of the calls in flight.
+    private func inFlightPayloadBytes() -> Int {
+        inFlight.keys.reduce(0) { total, key in
+            guard let runtime = live[key.instance], key.node.rawValue < runtime.allNodes.count,
+                let params = runtime[key.node].progress.params
+            else { return total }
+            return total + (JSONWriter.byteCount(params) ?? 0)
+        }
     }
 }

@@ -89,6 +89,30 @@ struct HostAPIContractTests {
         await reopened.shutdown()
     }
 
+    @Test func theMemoryBudgetCountsThePayloadsOfCallsInFlight() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let gate = Gate()
+        let big = String(repeating: "x", count: 3_000)
+        let document = Array(#"{"name": "s", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "slow", "params": {"blob": "\#(big)"}}]}"#.utf8)
+        var configuration = EngineConfiguration()
+        // Room for the compiled sequence and two small instances, not for a 3 KB call in flight.
+        configuration.memoryBudgetBytes = UInt64(document.count + 500)
+        let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration, randomSeed: 3)
+        await engine.registerHandler("slow") { _ in
+            await gate.wait()
+            return .null
+        }
+        _ = try await engine.loadSequence(json: document)
+        _ = try await engine.start("s")
+        await engine.resume()
+        #expect(await eventually { gate.waiting })
+        let refused = await #expect(throws: StepwiseError.self) { try await engine.start("s") }
+        #expect(refused?.code == .resourceLimit)
+        gate.open()
+        await engine.shutdown()
+    }
+
     @Test func afterPauseALateResultIsStillRecorded() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
