@@ -43,6 +43,11 @@ public struct ConformanceCommand: AsyncParsableCommand {
                 standardOutput: JSONWriter.string(report.jsonValue, options: .prettyPrinted) + "\n", standardError: errors,
                 exitCode: report.exitCode)
         }
+        if streaming && !errors.isEmpty {
+            // Before the summary, so that it stays the last line when both streams are merged.
+            CommandOutput(standardError: errors).writeNow()
+            errors = ""
+        }
         var text = streaming ? "" : report.outcomes.map { $0.line + "\n" }.joined()
         text += report.summaryLine + "\n"
         return CommandOutput(standardOutput: text, standardError: errors, exitCode: report.exitCode)

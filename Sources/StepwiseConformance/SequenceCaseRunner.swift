@@ -125,14 +125,14 @@ struct SequenceCaseRunner {
             if actionIndex < testCase.actions.count, let at = testCase.actions[actionIndex]["at_ms"]?.exactIntegerValue,
                 clock.now() >= at
             {
-                let outcome = await applied(try await perform(testCase.actions[actionIndex], on: holder, instance: id))
+                let outcome = await applied(try await perform(testCase.actions[actionIndex], ordinal: ordinal(of: actionIndex), on: holder, instance: id))
                 if let failure = outcome.failure { return failure }
                 if outcome.restart { continue }
             }
             try await engine.runPass()
             await Task.yield()
             if actionIndex < testCase.actions.count {
-                let outcome = await applied(try await perform(testCase.actions[actionIndex], on: holder, instance: id))
+                let outcome = await applied(try await perform(testCase.actions[actionIndex], ordinal: ordinal(of: actionIndex), on: holder, instance: id))
                 if let failure = outcome.failure { return failure }
                 if outcome.restart { continue }
             }
@@ -176,7 +176,9 @@ struct SequenceCaseRunner {
         case failed(String)
     }
 
-    func perform(_ action: JSONValue, on holder: EngineHolder, instance id: InstanceID) async throws -> ActionResult {
+    /// `ordinal`: 1 + the number of earlier actions of the same kind for the same step (used by
+    /// `after_step`).
+    func perform(_ action: JSONValue, ordinal: Int, on holder: EngineHolder, instance id: InstanceID) async throws -> ActionResult {
         let engine = holder.engine
         if let step = action["on_waiting"]?.stringValue {
             // The started instance's wait, else one in a sub_sequence child (at any depth).
@@ -187,6 +189,7 @@ struct SequenceCaseRunner {
             }
             let payload = action["complete_step"] ?? .object(JSONObject())
             let expected = action["expect_rejected"]?.stringValue
+            let before = expected == nil ? nil : try await engine.instance(waiting)
             do {
                 try await engine.completeStep(instanceId: waiting, stepId: step, output: payload)
                 if let expected { return .failed("completeStep was accepted, expected a rejection containing \"\(expected)\"") }
@@ -196,8 +199,14 @@ struct SequenceCaseRunner {
                 if !expected.isEmpty && !error.message.contains(expected) {
                     return .failed("rejection \"\(error.message)\" does not contain \"\(expected)\"")
                 }
+                // "and change nothing": the waits, data, outputs and state are as before.
                 let after = try await engine.instance(waiting)
-                if !after.waits.contains(where: { $0.stepId == step }) { return .failed("the rejected call changed the wait") }
+                if let before {
+                    if after.waits.map(\.waitId) != before.waits.map(\.waitId) { return .failed("the rejected call changed the open waits") }
+                    if after.data != before.data { return .failed("the rejected call changed context.data") }
+                    if after.outputs != before.outputs { return .failed("the rejected call changed the outputs") }
+                    if after.state != before.state { return .failed("the rejected call changed the state to \(after.state)") }
+                }
             }
             return .performed
         }
@@ -210,20 +219,9 @@ struct SequenceCaseRunner {
             return .performed
         }
         if let step = action["after_step"]?.stringValue, action["restart_engine"]?.boolValue == true {
-            let history = try await engine.history(of: id)
-            guard history.contains(where: { $0.kind == .stepSucceeded && $0.stepID == step }) else {
-                // The step may run in a child instance: look there too.
-                let children = try await engine.childInstances(of: id)
-                var found = false
-                for child in children {
-                    let childHistory = try await engine.history(of: child)
-                    if childHistory.contains(where: { $0.kind == .stepSucceeded && $0.stepID == step }) { found = true }
-                }
-                if !found { return .notYet }
-                await engine.shutdown(waitingUpToMs: 0)
-                holder.engine = try await openEngine()
-                return .performed
-            }
+            // The n-th `after_step` action of a step fires once its output has been recorded n
+            // times (successive loop iterations), in the instance or a sub_sequence descendant.
+            guard try await recordedOutputs(of: step, from: id, engine: engine) >= ordinal else { return .notYet }
             await engine.shutdown(waitingUpToMs: 0)
             holder.engine = try await openEngine()
             return .performed
@@ -249,6 +247,26 @@ struct SequenceCaseRunner {
 }
 
 extension SequenceCaseRunner {
+    /// 1 + the number of actions before `index` that name the same `after_step` step.
+    func ordinal(of index: Int) -> Int {
+        guard let step = testCase.actions[index]["after_step"]?.stringValue else { return 1 }
+        return 1 + testCase.actions[..<index].filter { $0["after_step"]?.stringValue == step }.count
+    }
+
+    /// How many times `step`'s output was recorded in `root` and its sub_sequence descendants.
+    func recordedOutputs(of step: String, from root: InstanceID, engine: StepwiseEngine) async throws -> Int {
+        var queue = [root]
+        var seen: Set<InstanceID> = []
+        var count = 0
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard seen.insert(id).inserted else { continue }
+            count += try await engine.history(of: id).filter { $0.kind == .stepSucceeded && $0.stepID == step }.count
+            queue += try await engine.childInstances(of: id)
+        }
+        return count
+    }
+
     /// The instance with an open wait of `step`: the started one, else the first of its
     /// sub_sequence descendants (breadth first) that has one.
     func instanceWaiting(on step: String, from root: InstanceID, engine: StepwiseEngine) async throws -> InstanceID? {
