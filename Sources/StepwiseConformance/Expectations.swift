@@ -13,6 +13,11 @@ struct Expectations {
         var failures: [String] = []
         let recorded = recorder.state.withLock { $0 }
         for (key, expected) in expect {
+            // A value of the wrong shape would check nothing: it fails the case instead.
+            if let problem = Self.shapeProblem(key, expected) {
+                failures.append(problem)
+                continue
+            }
             switch key {
             case "state":
                 if expected.stringValue != snapshot.state.rawValue {
@@ -88,5 +93,32 @@ struct Expectations {
             }
         }
         return failures.isEmpty ? nil : failures.joined(separator: "; ")
+    }
+
+    /// Why an expectation's value does not have the shape CONFORMANCE.md gives it, or `nil`.
+    static func shapeProblem(_ key: String, _ value: JSONValue) -> String? {
+        func isStringList(_ v: JSONValue) -> Bool { v.arrayValue?.allSatisfy { $0.stringValue != nil } ?? false }
+        switch key {
+        case "state", "waiting_on", "error_contains", "load_error":
+            return value.stringValue == nil ? "expectation '\(key)' must be a string, got \(value.typeName)" : nil
+        case "data_absent", "outputs_absent", "steps_run", "steps_run_in_order", "steps_not_run":
+            return isStringList(value) ? nil : "expectation '\(key)' must be an array of strings"
+        case "outputs":
+            return value.objectValue == nil ? "expectation 'outputs' must be an object of block ids, got \(value.typeName)" : nil
+        case "calls":
+            guard let counts = value.objectValue else { return "expectation 'calls' must be an object, got \(value.typeName)" }
+            for (handler, count) in counts where !(count.exactIntegerValue.map { $0 >= 0 } ?? false) {
+                return "expectation 'calls.\(handler)' must be a count (an integer ≥ 0), got \(JSONWriter.string(count))"
+            }
+            return nil
+        case "call_inputs":
+            guard let inputs = value.objectValue else { return "expectation 'call_inputs' must be an object, got \(value.typeName)" }
+            for (handler, list) in inputs where list.arrayValue == nil {
+                return "expectation 'call_inputs.\(handler)' must be an array (one entry per call), got \(list.typeName)"
+            }
+            return nil
+        default:
+            return nil
+        }
     }
 }

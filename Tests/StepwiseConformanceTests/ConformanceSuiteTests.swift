@@ -77,4 +77,23 @@ struct ConformanceLoaderTests {
         let report = await ConformanceRunner.run(paths: [path])
         #expect(report.passed == 1 && report.unusable.count == 3 && report.exitCode == 2)
     }
+
+    @Test func anExpectationOfTheWrongShapeFailsTheCaseInsteadOfCheckingNothing() async throws {
+        let text = """
+            {"cases": [
+              {"name": "string list", "sequence": {"name": "s", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]},
+               "handlers": {"h": [{"output": {}}]}, "expect": {"state": "completed", "steps_not_run": "a"}},
+              {"name": "count", "sequence": {"name": "s", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]},
+               "handlers": {"h": [{"output": {}}]}, "expect": {"state": "completed", "calls": {"h": "1"}}}
+            ]}
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("cases-\(UUID().uuidString).json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let report = await ConformanceRunner.run(paths: [path])
+        #expect(report.failed == 2 && report.exitCode == 1)
+        let lines = report.outcomes.map(\.line)
+        #expect(lines.contains { $0.contains("expectation 'steps_not_run' must be an array of strings") })
+        #expect(lines.contains { $0.contains("expectation 'calls.h' must be a count") })
+    }
 }
