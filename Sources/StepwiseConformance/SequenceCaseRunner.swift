@@ -70,11 +70,24 @@ struct SequenceCaseRunner {
             }
             _ = try await engine.loadSequence(json: testCase.sequenceBytes)
         } catch {
-            await engine.shutdown()
             if let loadError {
-                return loadError.isEmpty || error.message.contains(loadError) || error.code.rawValue.contains(loadError)
-                    ? nil : "load error \"\(error.message)\" does not contain \"\(loadError)\""
+                func matches(_ e: StepwiseError) -> Bool {
+                    loadError.isEmpty || e.message.contains(loadError) || e.code.rawValue.contains(loadError)
+                }
+                var reported = error
+                if !matches(error), error.code == .unregisteredHandler {
+                    // The case did not list the handlers (it need not): with stand-ins
+                    // registered, the load reaches the checks after the handler check
+                    // (a conflicting version, the storage limit) that the case may be about.
+                    for name in SequenceLoader.load(testCase.sequenceBytes).sequence?.handlerNames ?? [] {
+                        await engine.registerHandler(name) { _ in .null }
+                    }
+                    do { _ = try await engine.loadSequence(json: testCase.sequenceBytes) } catch { reported = error }
+                }
+                await engine.shutdown()
+                return matches(reported) ? nil : "load error \"\(error.message)\" does not contain \"\(loadError)\""
             }
+            await engine.shutdown()
             return "sequence failed to load: \(error.message)"
         }
         if let loadError {
