@@ -67,6 +67,8 @@ public enum ConformanceLoader {
         let whole = JSONSpans.value(in: bytes, from: 0)
         var spans: [Range<Int>?]
         if case .array(let list)? = document["cases"] {
+            // A file of no cases checks nothing: unusable, as an empty folder is.
+            guard !list.isEmpty else { throw ConformanceInputError(file: file, message: "\"cases\" is empty: a case file holds at least one case") }
             objects = list
             let listSpan = whole.flatMap { JSONSpans.member("cases", in: bytes, of: $0) }
             let elements = listSpan.flatMap { JSONSpans.elements(in: bytes, of: $0) }

@@ -76,6 +76,10 @@ struct ConformanceLoaderTests {
         #expect(problems.map(\.message).contains { $0.contains("expect needs 'state' or 'load_error'") })
         let report = await ConformanceRunner.run(paths: [path])
         #expect(report.passed == 1 && report.unusable.count == 3 && report.exitCode == 2)
+
+        try Data(#"{"cases": []}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let empty = await ConformanceRunner.run(paths: [path])
+        #expect(empty.exitCode == 2 && empty.unusable.first?.message.contains("\"cases\" is empty") == true)
     }
 
     @Test func anExpectationOfTheWrongShapeFailsTheCaseInsteadOfCheckingNothing() async throws {
