@@ -46,6 +46,11 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func journal(after sequence: Int64, limit: Int) throws(StepwiseError) -> [JournalEntry]
 
+    /// The highest journal sequence number committed, or 0 when the journal is empty.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func lastJournalSequence() throws(StepwiseError) -> Int64
+
     /// Instance summaries matching `filter`, most recently updated first, after `cursor`.
     ///
     /// - Throws: ``StepwiseError`` `storage`.
@@ -115,6 +120,13 @@ extension ExecutionStore {
 
     /// Nothing is deferred by default.
     public func settle() throws(StepwiseError) {}
+
+    /// Reads the journal page by page to its end (a store can answer directly).
+    public func lastJournalSequence() throws(StepwiseError) -> Int64 {
+        var last: Int64 = 0
+        while let entry = try journal(after: last, limit: 5_000).last { last = entry.sequence }
+        return last
+    }
 
     /// Nothing is deferred by default.
     public func idle() throws(StepwiseError) {}

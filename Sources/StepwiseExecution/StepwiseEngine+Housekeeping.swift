@@ -10,6 +10,8 @@ extension StepwiseEngine {
     /// (or redriven) longer ago fail with `lifetime exceeded`.
     func housekeepingIfDue(now: Int64) {
         if let last = lastHousekeeping, now - last < Self.housekeepingIntervalMs { return }
+        // The first housekeeping of this engine comes before it writes any journal entry.
+        if lastHousekeeping == nil { reconcileTelemetrySetting() }
         lastHousekeeping = now
         let lifetime = Int64(clamping: configuration.maxInstanceLifetimeSecs) * 1000
         for runtime in live.values where !runtime.record.state.isTerminal {

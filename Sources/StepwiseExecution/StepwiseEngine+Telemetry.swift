@@ -12,6 +12,11 @@ public struct TelemetryBatch: Sendable {
 
 extension StepwiseEngine {
     static let telemetryCursorKey = "telemetry.cursor"
+    /// The first journal sequence number of a run with `telemetryEnabled` off (until a run with
+    /// it on turns it into a skipped range).
+    static let telemetryOffSinceKey = "telemetry.off_since"
+    /// Journal ranges recorded with telemetry off, never sent: a JSON array of `[from, through]`.
+    static let telemetrySkippedKey = "telemetry.skipped"
     static let telemetryKinds: [JournalEntry.Kind: String] = [
         .instanceStarted: "instance_started", .instanceCompleted: "instance_completed",
         .instanceFailed: "instance_failed", .instanceCancelled: "instance_cancelled", .stepStarted: "step_started",
@@ -46,7 +51,10 @@ extension StepwiseEngine {
         try checkOpen()
         guard configuration.telemetryEnabled else { return TelemetryBatch(events: [], throughSequence: 0, remaining: 0) }
         var cursor = (try store.metadata(Self.telemetryCursorKey)).flatMap(Int64.init) ?? 0
-        var entries = try store.journal(after: cursor, limit: 5000).filter { Self.telemetryKinds[$0.kind] != nil }
+        let skipped = try skippedTelemetryRanges()
+        var entries = try store.journal(after: cursor, limit: 5000).filter { entry in
+            Self.telemetryKinds[entry.kind] != nil && !skipped.contains { $0.contains(entry.sequence) }
+        }
         if entries.count > 1000 {
             let dropped = entries.count - 900
             cursor = entries[dropped - 1].sequence
@@ -103,6 +111,45 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `storage`.
     public func confirmTelemetry(through: Int64) throws(StepwiseError) {
-        try storeValues([(Self.telemetryCursorKey, String(through))])
+        // Skipped ranges the cursor has passed are no longer needed.
+        let skipped = try skippedTelemetryRanges()
+        let kept = skipped.filter { $0.upperBound > through }
+        var values = [(Self.telemetryCursorKey, String(through))]
+        if kept.count != skipped.count { values.append((Self.telemetrySkippedKey, Self.encode(kept))) }
+        try storeValues(values)
+    }
+
+    /// Events are recorded only while `telemetryEnabled` (SYNC.md §4), yet they are journal
+    /// entries, which history and the listener need whatever the setting: a run with telemetry
+    /// off notes where its entries start, and the next run with it on turns that into a range
+    /// ``pendingTelemetry(limit:)`` skips. Called once at open, before any entry is written.
+    func reconcileTelemetrySetting() {
+        guard let offSince = try? store.metadata(Self.telemetryOffSinceKey).flatMap(Int64.init) ?? nil else {
+            if !configuration.telemetryEnabled, let last = try? store.lastJournalSequence() {
+                pendingBatch.metadata.append((Self.telemetryOffSinceKey, String(last + 1)))
+            }
+            return
+        }
+        guard configuration.telemetryEnabled, let last = try? store.lastJournalSequence(),
+            let skipped = try? skippedTelemetryRanges()
+        else { return }
+        var ranges = skipped
+        if last >= offSince { ranges.append(offSince...last) }
+        pendingBatch.metadata.append((Self.telemetrySkippedKey, Self.encode(ranges)))
+        pendingBatch.metadata.append((Self.telemetryOffSinceKey, ""))
+    }
+
+    func skippedTelemetryRanges() throws(StepwiseError) -> [ClosedRange<Int64>] {
+        guard let text = try store.metadata(Self.telemetrySkippedKey), !text.isEmpty,
+            case .array(let items)? = try? JSONParser.parse(text)
+        else { return [] }
+        return items.compactMap { item in
+            guard let from = item[0]?.exactIntegerValue, let through = item[1]?.exactIntegerValue, from <= through else { return nil }
+            return from...through
+        }
+    }
+
+    private static func encode(_ ranges: [ClosedRange<Int64>]) -> String {
+        JSONWriter.string(.array(ranges.map { .array([.integer($0.lowerBound), .integer($0.upperBound)]) }))
     }
 }

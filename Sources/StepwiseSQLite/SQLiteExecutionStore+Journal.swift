@@ -69,6 +69,12 @@ extension SQLiteExecutionStore {
         try SQLiteChangeLog.decode(s.blob(at: column), record: s.int64(at: 0)).map { journalEntry($0.values) }
     }
 
+    public func lastJournalSequence() throws(StepwiseError) -> Int64 {
+        try run("cannot read the journal") { () throws(SQLiteError) -> Int64 in
+            max(try lastStoredJournalSequence(), nextJournalSequence - 1)
+        }
+    }
+
     /// The highest sequence number stored or in the change log, or 0.
     func lastStoredJournalSequence() throws(SQLiteError) -> Int64 {
         let s = try connection.cachedStatement(

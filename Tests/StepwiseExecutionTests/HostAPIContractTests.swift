@@ -234,3 +234,46 @@ final class Gate: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 }
+
+/// SYNC.md §4: telemetry is "recorded (when telemetryEnabled)": events of a run with it off are
+/// never sent, also after a later run turns it on; events recorded with it on are kept.
+@Suite("Telemetry only for runs with telemetryEnabled")
+struct TelemetrySettingTests {
+    static let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
+
+    func run(_ db: TemporaryDatabase, telemetry: Bool, inputTag: String) async throws -> (StepwiseEngine, InstanceID) {
+        var configuration = EngineConfiguration()
+        configuration.telemetryEnabled = telemetry
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(Self.quick.utf8))
+        let id = try await engine.start("q", input: ["tag": .string(inputTag)])
+        try await runToRest(engine, clock: clock)
+        return (engine, id)
+    }
+
+    func instanceIDs(in batch: TelemetryBatch) -> Set<String> {
+        Set(batch.events.compactMap { event in
+            event["payload"]?.stringValue.flatMap { try? JSONParser.parse($0) }?["instance_id"]?.stringValue
+        })
+    }
+
+    @Test func eventsOfARunWithTelemetryOffAreNeverSent() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let (first, sent) = try await run(db, telemetry: true, inputTag: "on")
+        await first.shutdown()
+        let (second, hidden) = try await run(db, telemetry: false, inputTag: "off")
+        #expect(try await second.pendingTelemetry().events.isEmpty)
+        await second.shutdown()
+        let (third, later) = try await run(db, telemetry: true, inputTag: "on again")
+        let batch = try await third.pendingTelemetry()
+        let ids = instanceIDs(in: batch)
+        #expect(ids.contains(sent.rawValue), "recorded while on, not sent yet: kept")
+        #expect(!ids.contains(hidden.rawValue), "recorded while off: never sent")
+        #expect(ids.contains(later.rawValue))
+        try await third.confirmTelemetry(through: batch.throughSequence)
+        #expect(try await third.pendingTelemetry().events.isEmpty)
+        await third.shutdown()
+    }
+}
