@@ -41,6 +41,15 @@ struct EngineManifestSyncTests {
         return id
     }
 
+    /// Syncs manifest_version 2000, which removes `flow`.
+    func retireFlow(_ engine: StepwiseEngine, fetcher: InMemoryManifestFetcher) async throws -> SyncResult {
+        var next = ManifestBuilder()
+        next.manifestVersion = 2_000
+        next.removed = [["name": "flow", "removed_at": "2030-01-01T00:00:00Z"]]
+        next.serve(on: fetcher)
+        return try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+    }
+
     /// `flow` at `version` (the same steps).
     static func flow(version: Int) -> [UInt8] {
         Array(waiting.replacingOccurrences(of: #""version": 1"#, with: #""version": \#(version)"#).utf8)
@@ -97,11 +106,7 @@ struct EngineManifestSyncTests {
         let fetcher = InMemoryManifestFetcher()
         let running = try await installFlowAndStartOne(engine, fetcher: fetcher)
 
-        var next = ManifestBuilder()
-        next.manifestVersion = 2_000
-        next.removed = [["name": "flow", "removed_at": "2030-01-01T00:00:00Z"]]
-        next.serve(on: fetcher)
-        let result = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        let result = try await retireFlow(engine, fetcher: fetcher)
         #expect(result.status == .applied && result.removed == 1)
         #expect(await engine.loadedSequences().map(\.isRetired) == [true], "still listed: a running instance pins it")
         do {
@@ -130,11 +135,7 @@ struct EngineManifestSyncTests {
         let engine = try await makeEngine(database)
         let fetcher = InMemoryManifestFetcher()
         let id = try await installFlowAndStartOne(engine, fetcher: fetcher)
-        var next = ManifestBuilder()
-        next.manifestVersion = 2_000
-        next.removed = [["name": "flow", "removed_at": "2030-01-01T00:00:00Z"]]
-        next.serve(on: fetcher)
-        _ = try await engine.sync(manifestURL: next.manifestURL, fetcher: fetcher)
+        _ = try await retireFlow(engine, fetcher: fetcher)
 
         await engine.registerHandler("h") { _ in throw StepError.permanent("down") }
         try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": "yes"])
