@@ -102,8 +102,9 @@ extension StepwiseEngine {
         }
         let record = InstanceRecord(
             id: child, sequence: sequence, state: .scheduled, data: input, config: parent.record.config,
-            parentInstance: parent.id, parentNode: node, createdAt: now, updatedAt: now, lifetimeStartedAt: now,
-            depth: parent.record.depth + 1, randomSeed: random.next())
+            // A child started while its parent is paused starts paused: pause covers the subtree.
+            isPaused: parent.record.isPaused, parentInstance: parent.id, parentNode: node, createdAt: now, updatedAt: now,
+            lifetimeStartedAt: now, depth: parent.record.depth + 1, randomSeed: random.next())
         live[child] = InstanceRuntime(record: record, program: program)
         transitionIgnoringErrors(child) { $0.start() }
     }

@@ -528,11 +528,16 @@ public actor StepwiseEngine {
         }
         let runtime = try liveRuntime(instanceId)
         switch type {
-        case "pause": try transition(runtime.id) { $0.setPaused(true) }
+        // Pause and resume cover the instance's sub_sequence descendants too (parents first).
+        case "pause":
+            for target in [runtime.id] + liveDescendants(of: runtime.id) { try transition(target) { $0.setPaused(true) } }
         case "resume":
-            try transition(runtime.id) { $0.setPaused(false) }
-            requeueRunnable(runtime)
-            for entry in heldTimers.removeValue(forKey: runtime.id) ?? [] { timers.push(entry) }
+            for target in [runtime.id] + liveDescendants(of: runtime.id) {
+                guard let current = live[target], !current.record.state.isTerminal else { continue }
+                try transition(target) { $0.setPaused(false) }
+                if let resumed = live[target] { requeueRunnable(resumed) }
+                for entry in heldTimers.removeValue(forKey: target) ?? [] { timers.push(entry) }
+            }
         case "cancel": try transition(runtime.id) { $0.requestCancellation() }
         default:
             guard case .object(let data)? = payload["data"] else {
@@ -600,6 +605,20 @@ public actor StepwiseEngine {
             runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
         }
         return InstanceMachine.stepNotWaiting(stepID, of: runtime)
+    }
+
+    /// The live, unfinished sub_sequence instances below `root`, parents before their children.
+    func liveDescendants(of root: InstanceID) -> [InstanceID] {
+        var result: [InstanceID] = []
+        var frontier = [root]
+        while !frontier.isEmpty {
+            let parents = Set(frontier)
+            frontier = live.values
+                .filter { $0.record.parentInstance.map(parents.contains) ?? false && !$0.record.state.isTerminal }
+                .map(\.id).sorted()
+            result += frontier
+        }
+        return result
     }
 
     /// Re-queues a resumed instance's runnable nodes that were held back while paused.

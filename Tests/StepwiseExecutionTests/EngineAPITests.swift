@@ -294,6 +294,54 @@ struct EngineAPITests {
         await engine.shutdown()
     }
 
+    @Test func pauseAndResumeCoverSubSequenceChildren() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let calls = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: ["work": { context in calls.hit(context.stepId); return [:] }])
+        let child = #"""
+            {"name": "child", "version": 1, "blocks": [
+              {"type": "step", "id": "confirm", "handler": "work", "wait_for_input": {"prompt": "OK?"}},
+              {"type": "step", "id": "after", "handler": "work"}
+            ]}
+            """#
+        let parent = #"""
+            {"name": "parent", "version": 1, "blocks": [
+              {"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "Go?"}},
+              {"type": "sub_sequence", "id": "sub", "sequence_name": "child"}
+            ]}
+            """#
+        _ = try await engine.loadSequence(json: Array(child.utf8))
+        _ = try await engine.loadSequence(json: Array(parent.utf8))
+        let id = try await engine.start("parent")
+        try await runToRest(engine, clock: clock)
+
+        // A child started while its parent is paused starts paused: nothing of it runs.
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": "go"])
+        try await runToRest(engine, clock: clock)
+        let childID = try #require(try await engine.childInstances(of: id).first)
+        #expect(try await engine.instance(childID).state == .paused)
+        #expect(calls.count("confirm") == 0)
+
+        try await engine.sendSignal(instanceId: id, type: "resume")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(childID).state == .waiting)
+
+        // Pausing the parent pauses the running child too; resuming resumes both.
+        try await engine.sendSignal(instanceId: id, type: "pause")
+        #expect(try await engine.instance(childID).state == .paused)
+        try await engine.completeStep(instanceId: childID, stepId: "confirm", output: ["value": "ok"])
+        try await runToRest(engine, clock: clock)
+        #expect(calls.count("after") == 0)
+        try await engine.sendSignal(instanceId: id, type: "resume")
+        try await runToRest(engine, clock: clock)
+        #expect(calls.count("after") == 1)
+        #expect(try await engine.instance(id).state == .completed)
+        await engine.shutdown()
+    }
+
     @Test func aHumanInputSignalNeedsAnUnfinishedInstanceEvenWhileItsHooksWait() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
