@@ -49,6 +49,16 @@ struct CommandFailure: Error, CustomStringConvertible {
         let unusable: Set<StepwiseError.Code> = [.storage, .shutdown, .timeout]
         return CommandFailure(error.message, exitCode: unusable.contains(error.code) ? 2 : 1)
     }
+
+    /// The output of a command that stopped on `error`: a failure as it is, an engine error as
+    /// ``engine(_:)`` maps it, anything else as unusable input.
+    static func output(for error: any Error) -> CommandOutput {
+        switch error {
+        case let failure as CommandFailure: failure.output
+        case let error as StepwiseError: engine(error).output
+        default: CommandFailure("\(error)", exitCode: 2).output
+        }
+    }
 }
 
 /// An engine opened on a database file, with the file lock that keeps other `stepwise`
@@ -130,12 +140,8 @@ final class OpenedDatabase {
         do {
             let instance = try await resolveInstanceID(id, on: opened.engine, database: path)
             output = CommandOutput(standardOutput: try await body(opened.engine, instance))
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch let error as StepwiseError {
-            output = CommandFailure.engine(error).output
         } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            output = CommandFailure.output(for: error)
         }
         await opened.close()
         return output

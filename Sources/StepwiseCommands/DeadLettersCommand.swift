@@ -79,12 +79,8 @@ public struct DeadLettersCommand: AsyncParsableCommand {
         if redriveID != nil { await opened.standInForStoredHandlers() }
         do {
             output = try await perform(on: opened.engine, style: style, now: now)
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch let error as StepwiseError {
-            output = CommandFailure.engine(error).output
         } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            output = CommandFailure.output(for: error)
         }
         await opened.close()
         return output

@@ -80,12 +80,8 @@ public struct ResumeCommand: AsyncParsableCommand {
             output = await RunConclusion.conclude(
                 outcome, engine: engine, console: console, databaseFlag: DatabaseOptions.flag(for: database.db),
                 handlersFlag: handlersFile.map { " --handlers \(shellQuoted($0))" } ?? "", json: json)
-        } catch let failure as CommandFailure {
-            output = failure.output
-        } catch let error as StepwiseError {
-            output = CommandFailure.engine(error).output
         } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            output = CommandFailure.output(for: error)
         }
         await opened.close()
         return output

@@ -28,7 +28,7 @@ extension StepwiseEngine {
 
     /// Delivers every journal entry after the cursor; then waits for more. Returns false to stop.
     private func deliverPendingEvents() async -> Bool {
-        guard let listener, !isShutdown, !isCrashed else {
+        guard let listener, !isClosed else {
             deliveryTask = nil
             return false
         }
@@ -49,7 +49,7 @@ extension StepwiseEngine {
             return true
         }
         for entry in entries {
-            guard generation == deliveryGeneration, !isShutdown, !isCrashed else { return true }
+            guard generation == deliveryGeneration, !isClosed else { return true }
             await deliver(entry, to: listener)
             var batch = StoreBatch()
             batch.metadata = [(Self.listenerCursorKey, String(entry.sequence))]

@@ -2,7 +2,7 @@ extension StepwiseEngine {
     /// Starts the background run loop: event-driven (handler results, starts, completions,
     /// signals and due timers advance instances at once), with no polling while idle.
     public func resume() {
-        guard !isShutdown, !isCrashed, loopTask == nil else { return }
+        guard !isClosed, loopTask == nil else { return }
         isRunning = true
         isPausedByHost = false
         loopTask = Task(executorPreference: executor.task) { [weak self] in

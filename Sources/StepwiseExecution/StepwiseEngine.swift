@@ -75,6 +75,8 @@ public actor StepwiseEngine {
     var conditions = DeviceConditions()
     var isShutdown = false
     var isCrashed = false
+    /// Shut down or dropped as by a crash: the store is closed to this engine.
+    var isClosed: Bool { isShutdown || isCrashed }
     var isRunning = false
     /// Set by `pause()` until `resume()`: a handler result arriving meanwhile is recorded at
     /// once (SEMANTICS §6.4 "later results are still recorded"), nothing being dispatched.
@@ -313,7 +315,7 @@ public actor StepwiseEngine {
     /// Registers (or replaces) a handler; steps waiting for it become runnable.
     public func registerHandler(_ name: String, _ handler: some StepHandler) {
         handlers[name] = handler
-        guard !isShutdown, !isCrashed else { return }
+        guard !isClosed else { return }
         for runtime in live.values {
             if runtime.activeNodes.contains(where: { $0.phase == .awaitingHandler }) {
                 transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
@@ -566,7 +568,7 @@ public actor StepwiseEngine {
     private func recheckConditions() {
         // After shutdown the conditions are still noted (a reopened engine is told again), but
         // nothing is written: the store is closed.
-        guard !isShutdown, !isCrashed else { return }
+        guard !isClosed else { return }
         for runtime in live.values where runtime.activeNodes.contains(where: { $0.phase == .awaitingConditions }) {
             transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
         }
@@ -633,7 +635,7 @@ public actor StepwiseEngine {
     }
 
     package func checkOpen() throws(StepwiseError) {
-        if isShutdown || isCrashed { throw StepwiseError(.shutdown, "the engine was shut down") }
+        if isClosed { throw StepwiseError(.shutdown, "the engine was shut down") }
         // Only from a call made with nothing pending (not from inside a pass).
         if lastHousekeeping == nil && touched.isEmpty && pendingJournal.isEmpty { housekeepingAtOpen() }
     }

@@ -74,7 +74,7 @@ extension StepwiseEngine {
     /// and after `shutdown`.
     public func onPushReceived() {
         // After shutdown the store is closed: a late push changes nothing.
-        guard isChannelConfigured, !isShutdown, !isCrashed else { return }
+        guard isChannelConfigured, !isClosed else { return }
         var batch = StoreBatch()
         batch.metadata = [("sync.push_at", String(clock.now()))]
         try? store.commit(batch)
@@ -123,7 +123,7 @@ extension StepwiseEngine {
 
     /// Runs a due round trip from the run loop; returns its deadline for the next one.
     func runChannelIfDue() async -> Int64? {
-        guard let driver = syncChannelDriver, !isShutdown, !isCrashed else { return nil }
+        guard let driver = syncChannelDriver, !isClosed else { return nil }
         if let due = await driver.nextDue(for: self), due <= clock.now() {
             _ = await channelRoundTrip(driver)
         }
