@@ -64,6 +64,7 @@ extension SQLiteExecutionStore {
             loggedRowIDs.append(loggedRow)
             loggedJournal += journal
             for (key, value) in batch.metadata { loggedMetadata[key] = value }
+            for record in batch.instances { loggedInstances[record.id] = record }
         } else {
             clearChangeLogState()
         }
@@ -146,20 +147,26 @@ extension SQLiteExecutionStore {
             while try ids.step() { present.append(ids.int64(at: 0)) }
         }
         guard let last = present.last else { return }
-        var records: [[SQLiteRowWrite]]
+        let writes: [SQLiteRowWrite]
         if present == loggedRowIDs && loggedWrites.count == present.count {
-            // This store's own records, still in memory.
-            records = loggedWrites
+            // This store's own records, still in memory, with the last version of each instance
+            // row whole: nothing to replay.
+            writes = SQLiteChangeLog.coalesce(loggedWrites).map { write in
+                guard write.statement == .upsertInstance, let id = write.values[0].textValue,
+                    let record = loggedInstances[InstanceID(trusted: id)]
+                else { return write }
+                return SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: record))
+            }
         } else {
-            records = []
+            var records: [[SQLiteRowWrite]] = []
             let s = try connection.cachedStatement("SELECT seq, body FROM change_log WHERE seq <= ? ORDER BY seq")
             do {
                 defer { s.reset() }
                 try s.bind(last, at: 1)
                 while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
             }
+            writes = try foldedWrites(records)
         }
-        let writes = try foldedWrites(records)
         try apply(writes)
         let delete = try connection.cachedStatement("DELETE FROM change_log WHERE seq <= ?")
         try delete.bind(last, at: 1)
@@ -176,6 +183,7 @@ extension SQLiteExecutionStore {
         logBytes = 0
         loggedJournal = []
         loggedMetadata = [:]
+        loggedInstances = [:]
     }
 
     /// The row writes of a batch: instance, node and journal rows, then (after deletions in a

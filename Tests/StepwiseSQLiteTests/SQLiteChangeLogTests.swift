@@ -187,6 +187,51 @@ import Testing
         }
     }
 
+    /// Folding this store's own records writes each instance's last version from memory; a
+    /// reopened store replays the records' member changes. Both must store the same row.
+    @Test func foldingOwnRecordsWritesTheRowReplayingThemWrites() throws {
+        func commitSteps(_ store: SQLiteExecutionStore) throws {
+            var data: JSONObject = [:]
+            var outputs: JSONObject = [:]
+            for step in 2...5 {
+                // The members the engine reports as set since the previous commit.
+                var changes = InstanceObjectChanges()
+                data["s\(step)"] = .array([.integer(Int64(step)), "v"])
+                outputs["s\(step)"] = .integer(Int64(step))
+                changes.data = ["s\(step)"]
+                changes.outputs = ["s\(step)"]
+                var batch = StoreBatch()
+                var next = record(Self.first, steps: step, dedupKey: "k", data: data)
+                next.outputs = outputs
+                batch.instances = [next]
+                batch.objectChanges = [Self.first: changes]
+                try store.commit(batch)
+            }
+        }
+        func storedRow(_ path: String) throws -> [SQLiteValue] {
+            let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true))
+            return try #require(try reader.query("SELECT data, config, outputs, steps_executed FROM instances").first)
+        }
+        var rows: [[SQLiteValue]] = []
+        for reopens in [false, true] {
+            try withTemporaryDatabase { path in
+                do {
+                    let store = try openStore(path)
+                    try store.settle()
+                    try commitSteps(store)
+                    #expect(try count(path, "change_log") == 4)
+                    if !reopens { try store.settle() }
+                }
+                if reopens { _ = try SQLiteExecutionStore(path: path) }
+                #expect(try count(path, "change_log") == 0)
+                rows.append(try storedRow(path))
+            }
+        }
+        #expect(rows.count == 2 && rows[0] == rows[1])
+        #expect(rows.first?[0] == .blob(Array(#"{"s2":[2,"v"],"s3":[3,"v"],"s4":[4,"v"],"s5":[5,"v"]}"#.utf8)))
+        #expect(rows.first?[2] == .blob(Array(#"{"s2":2,"s3":3,"s4":4,"s5":5}"#.utf8)))
+    }
+
     @Test func changedMembersAreWrittenInTheObjectsOrderOrTheObjectWhole() throws {
         let object: JSONObject = ["a": 1, "b": 2, "c": 3, "d": 4, "e": 5]
         // Two members set in one commit: in the object's order, whatever the set's order.
