@@ -173,13 +173,19 @@ enum SQLiteChangeLog {
         bytes.append(UInt8(value))
     }
 
+    /// A node row's primary key (a struct, not an array: no allocation per write).
+    private struct NodeRowKey: Hashable {
+        let instance: SQLiteValue
+        let node: SQLiteValue
+    }
+
     /// Collapses the writes of many records into the ones that matter: the last version of
     /// each instance and node row (an upsert replaces the whole row) and of each metadata key;
     /// every journal insert and outbox change, in order (they do not replace one another).
     static func coalesce(_ records: [[SQLiteRowWrite]]) -> [SQLiteRowWrite] {
         var ordered: [SQLiteRowWrite] = []
         var lastUpsert: [SQLiteValue: Int] = [:]
-        var lastNode: [[SQLiteValue]: Int] = [:]
+        var lastNode: [NodeRowKey: Int] = [:]
         var lastMetadata: [SQLiteValue: Int] = [:]
         for writes in records {
             for write in writes {
@@ -188,7 +194,7 @@ enum SQLiteChangeLog {
                     if let i = lastUpsert[write.values[0]] { ordered[i] = write; continue }
                     lastUpsert[write.values[0]] = ordered.count
                 case .upsertNode:
-                    let key = [write.values[0], write.values[1]]
+                    let key = NodeRowKey(instance: write.values[0], node: write.values[1])
                     if let i = lastNode[key] { ordered[i] = write; continue }
                     lastNode[key] = ordered.count
                 case .setMetadata:

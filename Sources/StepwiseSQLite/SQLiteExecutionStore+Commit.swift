@@ -64,7 +64,9 @@ extension SQLiteExecutionStore {
             loggedRowIDs.append(loggedRow)
             loggedJournal += journal
             for (key, value) in batch.metadata { loggedMetadata[key] = value }
-            for record in batch.instances { loggedInstances[record.id] = record }
+            // A finished instance's record is not changed again (nothing copies its objects on
+            // write for being held here); one that goes on is replayed from its changes.
+            for record in batch.instances { loggedFinishedInstances[record.id] = record.finishedAt == nil ? nil : record }
         } else {
             clearChangeLogState()
         }
@@ -147,26 +149,23 @@ extension SQLiteExecutionStore {
             while try ids.step() { present.append(ids.int64(at: 0)) }
         }
         guard let last = present.last else { return }
-        let writes: [SQLiteRowWrite]
+        var records: [[SQLiteRowWrite]]
+        var finished = loggedFinishedInstances
         if present == loggedRowIDs && loggedWrites.count == present.count {
-            // This store's own records, still in memory, with the last version of each instance
-            // row whole: nothing to replay.
-            writes = SQLiteChangeLog.coalesce(loggedWrites).map { write in
-                guard write.statement == .upsertInstance, let id = write.values[0].textValue,
-                    let record = loggedInstances[InstanceID(trusted: id)]
-                else { return write }
-                return SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: record))
-            }
+            // This store's own records, still in memory.
+            records = loggedWrites
         } else {
-            var records: [[SQLiteRowWrite]] = []
+            // Another connection folded some: the records present say what is left to write.
+            finished = [:]
+            records = []
             let s = try connection.cachedStatement("SELECT seq, body FROM change_log WHERE seq <= ? ORDER BY seq")
             do {
                 defer { s.reset() }
                 try s.bind(last, at: 1)
                 while try s.step() { records.append(try SQLiteChangeLog.decode(s.blob(at: 1), record: s.int64(at: 0))) }
             }
-            writes = try foldedWrites(records)
         }
+        let writes = try foldedWrites(records, finished: finished)
         try apply(writes)
         let delete = try connection.cachedStatement("DELETE FROM change_log WHERE seq <= ?")
         try delete.bind(last, at: 1)
@@ -183,7 +182,7 @@ extension SQLiteExecutionStore {
         logBytes = 0
         loggedJournal = []
         loggedMetadata = [:]
-        loggedInstances = [:]
+        loggedFinishedInstances = [:]
     }
 
     /// The row writes of a batch: instance, node and journal rows, then (after deletions in a
@@ -346,7 +345,9 @@ extension SQLiteExecutionStore {
     ///
     /// - Throws: ``SQLiteError`` `SQLITE_CORRUPT` when a change has no version to apply to or
     ///   is not well-formed.
-    func foldedWrites(_ records: [[SQLiteRowWrite]]) throws(SQLiteError) -> [SQLiteRowWrite] {
+    func foldedWrites(
+        _ records: [[SQLiteRowWrite]], finished: [InstanceID: InstanceRecord] = [:]
+    ) throws(SQLiteError) -> [SQLiteRowWrite] {
         var objects: [SQLiteValue: [Int: ObjectVersion]] = [:]
         // The stored rows' object columns, read once per instance when first needed.
         var stored: [SQLiteValue: [Int: [UInt8]]] = [:]
@@ -357,6 +358,7 @@ extension SQLiteExecutionStore {
         for writes in records {
             for write in writes where write.statement == .upsertInstance {
                 let id = write.values[0]
+                if let text = id.textValue, finished[InstanceID(trusted: text)] != nil { continue }
                 // Taken out while changed, so that the object being set is its only copy.
                 var columns = objects.removeValue(forKey: id) ?? [:]
                 for column in Self.objectColumns {
@@ -388,6 +390,10 @@ extension SQLiteExecutionStore {
                 continue
             }
             let id = write.values[0]
+            if let text = id.textValue, let record = finished[InstanceID(trusted: text)] {
+                result.append(SQLiteRowWrite(statement: .upsertInstance, values: Self.values(of: record)))
+                continue
+            }
             var values = write.values
             for column in Self.objectColumns {
                 if let version = objects[id]?[column] {

@@ -39,9 +39,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
     var loggedJournal: [JournalEntry] = []
     /// Their metadata values, for metadata reads.
     var loggedMetadata: [String: String] = [:]
-    /// The last logged version of each instance row, whole: folding this store's own records
-    /// writes these instead of replaying each record's member changes onto decoded objects.
-    var loggedInstances: [InstanceID: InstanceRecord] = [:]
+    /// The last logged version of each instance that has finished, whole: folding this
+    /// store's own records writes these instead of replaying each record's member changes.
+    var loggedFinishedInstances: [InstanceID: InstanceRecord] = [:]
     /// Instances whose row is stored, with their dedup key: an update of one of these that
     /// keeps its key cannot fail a constraint, so it may be logged.
     var storedRows: [InstanceID: StoredInstanceRow] = [:]

@@ -187,9 +187,10 @@ import Testing
         }
     }
 
-    /// Folding this store's own records writes each instance's last version from memory; a
-    /// reopened store replays the records' member changes. Both must store the same row.
-    @Test func foldingOwnRecordsWritesTheRowReplayingThemWrites() throws {
+    /// Folding this store's own records writes a finished instance's last version from memory
+    /// and replays the member changes of one still running; a reopened store replays them all.
+    /// Every way must store the same row.
+    @Test(arguments: [false, true]) func foldingOwnRecordsWritesTheRowReplayingThemWrites(finishes: Bool) throws {
         func commitSteps(_ store: SQLiteExecutionStore) throws {
             var data: JSONObject = [:]
             var outputs: JSONObject = [:]
@@ -203,6 +204,10 @@ import Testing
                 var batch = StoreBatch()
                 var next = record(Self.first, steps: step, dedupKey: "k", data: data)
                 next.outputs = outputs
+                if finishes && step == 5 {
+                    next.state = .completed
+                    next.finishedAt = 9
+                }
                 batch.instances = [next]
                 batch.objectChanges = [Self.first: changes]
                 try store.commit(batch)
@@ -210,7 +215,7 @@ import Testing
         }
         func storedRow(_ path: String) throws -> [SQLiteValue] {
             let reader = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true))
-            return try #require(try reader.query("SELECT data, config, outputs, steps_executed FROM instances").first)
+            return try #require(try reader.query("SELECT data, config, outputs, steps_executed, state, finished_at FROM instances").first)
         }
         var rows: [[SQLiteValue]] = []
         for reopens in [false, true] {
