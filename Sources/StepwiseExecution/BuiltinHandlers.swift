@@ -1,5 +1,6 @@
 import Foundation
 import StepwiseJSON
+import StepwiseSequences
 
 /// Handlers every engine has without host code (a host registration of the same name replaces
 /// them): `noop`, `log`, `echo`, `sleep`, `set`, `fail`.
@@ -22,15 +23,22 @@ public enum BuiltinHandlers {
         ]
     }
 
-    /// The sleep duration in ms from params: `ms`, `seconds`, or `duration` (a §1.4 duration).
+    /// The sleep duration in ms from params: `ms`, `seconds`, or `duration` (a §1.4 duration);
+    /// `nil` when negative or longer than a §1.4 duration may be (2⁵³ ms): params come from a
+    /// server-pushed sequence, and a deadline past the clock's range must not trap.
     static func sleepMilliseconds(_ params: JSONValue) -> Int64? {
-        if let ms = params["ms"]?.numberValue, ms >= 0 { return Int64(ms) }
-        if let s = params["seconds"]?.numberValue, s >= 0 { return Int64(s * 1000) }
+        if let ms = params["ms"]?.numberValue { return bounded(ms) }
+        if let s = params["seconds"]?.numberValue { return bounded(s * 1000) }
         switch params["duration"] {
-        case .integer(let ms)?: return ms >= 0 ? ms : nil
-        case .double(let s)?: return s >= 0 ? Int64(s * 1000) : nil
+        case .integer(let ms)?: return ms >= 0 && ms <= SequenceLimits.maxDurationMilliseconds ? ms : nil
+        case .double(let s)?: return bounded(s * 1000)
         default: return nil
         }
+    }
+
+    private static func bounded(_ ms: Double) -> Int64? {
+        guard ms >= 0, ms <= Double(SequenceLimits.maxDurationMilliseconds) else { return nil }
+        return Int64(ms)
     }
 }
 

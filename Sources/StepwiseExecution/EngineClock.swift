@@ -21,8 +21,11 @@ public struct SystemClock: EngineClock {
     public func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
     public func sleep(until deadline: Int64) async throws {
-        let delay = deadline - now()
-        if delay > 0 { try await Task.sleep(nanoseconds: UInt64(delay) * 1_000_000) }
+        let (delay, overflow) = deadline.subtractingReportingOverflow(now())
+        guard overflow ? deadline > 0 : delay > 0 else { return }
+        // Saturated: a deadline centuries away sleeps as long as a UInt64 of nanoseconds allows.
+        let (nanoseconds, tooFar) = UInt64(overflow ? Int64.max : delay).multipliedReportingOverflow(by: 1_000_000)
+        try await Task.sleep(nanoseconds: tooFar ? .max : nanoseconds)
     }
 }
 

@@ -200,7 +200,8 @@ extension InstanceMachine {
         if let seconds = loop.pollIntervalSeconds, seconds > 0 {
             node = runtime[id]
             node.phase = .polling
-            node.dueAt = now + seconds * 1000
+            // Saturated at the longest §1.4 duration: the value is any JSON integer.
+            node.dueAt = now + min(seconds, SequenceLimits.maxDurationMilliseconds / 1000) * 1000
             runtime[id] = node
             return
         }

@@ -169,7 +169,9 @@ extension InstanceMachine {
     /// The timeout of one attempt: the step's own (`0` = none), else `handlerTimeoutMs` (`0` =
     /// none); escalation calls always use `handlerTimeoutMs`.
     func attemptTimeout(_ step: StepBlock, escalation: Bool) -> Int64? {
-        let configured = Int64(clamping: context.configuration.handlerTimeoutMs)
+        // At most the longest §1.4 duration, as a step's own: a deadline `now + timeout` must
+        // not overflow.
+        let configured = min(Int64(clamping: context.configuration.handlerTimeoutMs), SequenceLimits.maxDurationMilliseconds)
         if !escalation, let own = step.timeoutMilliseconds { return own > 0 ? own : nil }
         return configured > 0 ? configured : nil
     }
@@ -291,7 +293,7 @@ extension InstanceMachine {
                 handlerFailed(
                     id, attempt: attempt, escalation: false,
                     failure: AttemptFailure(
-                        message: "sleep needs params {\"ms\": N}, {\"seconds\": N} or {\"duration\": N}",
+                        message: "sleep needs params {\"ms\": N}, {\"seconds\": N} or {\"duration\": N}, at least 0 and at most 2^53 ms",
                         code: "invalid_params", isRetryable: false))
                 return nil
             }

@@ -4,6 +4,12 @@ import StepwiseSequences
 extension StepwiseEngine {
     static let housekeepingIntervalMs: Int64 = 60_000
 
+    /// `maxInstanceLifetimeSecs` in ms, saturated: a lifetime past `Int64` milliseconds (a host
+    /// meaning "forever") never expires instead of trapping.
+    static func lifetimeMs(_ seconds: UInt64) -> Int64 {
+        seconds > UInt64(Int64.max / 1000) ? .max : Int64(seconds) * 1000
+    }
+
     /// GC and lifetime (SEMANTICS §2.16): at the first pass, then at most once a minute.
     /// Terminal root instances finished more than `maxInstanceLifetimeSecs` ago are deleted
     /// (except failed ones with an unacknowledged dead letter); non-terminal instances created
@@ -13,13 +19,16 @@ extension StepwiseEngine {
         // The first housekeeping of this engine comes before it writes any journal entry.
         if lastHousekeeping == nil { reconcileTelemetrySetting() }
         lastHousekeeping = now
-        let lifetime = Int64(clamping: configuration.maxInstanceLifetimeSecs) * 1000
+        let lifetime = Self.lifetimeMs(configuration.maxInstanceLifetimeSecs)
         for runtime in live.values where !runtime.record.state.isTerminal {
             if runtime.record.parentInstance == nil && now - runtime.record.lifetimeStartedAt > lifetime {
                 transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }
             }
         }
-        if let expired = try? store.expiredInstances(finishedBefore: now - lifetime, limit: 500), !expired.isEmpty {
+        let cutoff = now.subtractingReportingOverflow(lifetime)
+        if let expired = try? store.expiredInstances(finishedBefore: cutoff.overflow ? .min : cutoff.partialValue, limit: 500),
+            !expired.isEmpty
+        {
             var doomed: [InstanceID] = []
             for id in expired where live[id] == nil {
                 doomed.append(id)

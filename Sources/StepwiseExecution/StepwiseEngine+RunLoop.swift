@@ -1,3 +1,5 @@
+import StepwiseSequences
+
 extension StepwiseEngine {
     /// Starts the background run loop: event-driven (handler results, starts, completions,
     /// signals and due timers advance instances at once), with no polling while idle.
@@ -52,7 +54,10 @@ extension StepwiseEngine {
         if hasImmediateWork && !storageFailed { return true }
         // Heartbeat: tickIntervalMs × the power multiplier, doubling while idle up to
         // max(5 s, base); quiescent (nothing live) → only timers wake the loop.
-        let base = Int64(configuration.tickIntervalMs) * Int64(conditions.power?.intervalMultiplier ?? 1)
+        // At most the longest §1.4 duration (a heartbeat that never comes), so doubling it and
+        // adding it to the time cannot overflow.
+        let base = min(Int64(clamping: configuration.tickIntervalMs), SequenceLimits.maxDurationMilliseconds)
+            * Int64(conditions.power?.intervalMultiplier ?? 1)
         heartbeatMs = progressed ? base : min(max(heartbeatMs * 2, base), max(5_000, base))
         var deadline = nextDeadline()
         // An instance whose reload failed with its commit is live too: keep a heartbeat to retry it.
@@ -117,7 +122,7 @@ extension StepwiseEngine {
     /// Stops dispatching; returns when in-flight handlers finish or `maxTickDurationMs` passes.
     /// Later results are still recorded.
     public func pause() async {
-        await pause(waitingUpToMs: Int64(configuration.maxTickDurationMs))
+        await pause(waitingUpToMs: Int64(clamping: configuration.maxTickDurationMs))
     }
 
     /// `pause()` giving handler calls in flight `budgetMs` (real time) to finish.
@@ -136,7 +141,7 @@ extension StepwiseEngine {
 
     /// Pauses, then closes: every later call throws `shutdown`. Idempotent.
     public func shutdown() async {
-        await shutdown(waitingUpToMs: Int64(configuration.maxTickDurationMs))
+        await shutdown(waitingUpToMs: Int64(clamping: configuration.maxTickDurationMs))
     }
 
     /// `shutdown()` giving handler calls in flight `budgetMs` (real time) to finish; calls still
@@ -179,7 +184,7 @@ extension StepwiseEngine {
         advancedInPass = []
         var steps = try runPass()
         let started = ContinuousClock.now
-        let budget = Duration.milliseconds(Int64(configuration.maxTickDurationMs))
+        let budget = Duration.milliseconds(Int64(clamping: configuration.maxTickDurationMs))
         while !inFlight.isEmpty && ContinuousClock.now - started < budget {
             if !inbox.isEmpty {
                 steps += try runPass()
@@ -207,7 +212,7 @@ extension StepwiseEngine {
             ticksExecuted: 0, instancesAdvanced: 0, stepsExecuted: 0, hasPendingWork: false, budgetExhausted: false,
             nextDueAt: nil)
         while result.ticksExecuted < maxTicks {
-            if ContinuousClock.now - started >= .milliseconds(Int64(timeBudgetMs)) { break }
+            if ContinuousClock.now - started >= .milliseconds(Int64(clamping: timeBudgetMs)) { break }
             let tick = try await tickOnce()
             result.ticksExecuted += 1
             result.instancesAdvanced += tick.instancesAdvanced
@@ -215,8 +220,8 @@ extension StepwiseEngine {
             if !tick.hasPendingWork && tick.instancesAdvanced == 0 { break }
             if !hasImmediateWork && inFlight.isEmpty { break }
         }
-        let remaining = Duration.milliseconds(Int64(timeBudgetMs)) - (ContinuousClock.now - started)
-        if let driver = syncChannelDriver, remaining >= .milliseconds(Int64(configuration.operationTimeoutMs)),
+        let remaining = Duration.milliseconds(Int64(clamping: timeBudgetMs)) - (ContinuousClock.now - started)
+        if let driver = syncChannelDriver, remaining >= .milliseconds(Int64(clamping: configuration.operationTimeoutMs)),
             let due = await driver.nextDue(for: self), due <= clock.now()
         {
             _ = await channelRoundTrip(driver)

@@ -62,7 +62,7 @@ enum TemplateFilter: Sendable {
         }
         func nonNegativeInteger(_ a: TemplateArgument, _ what: String) throws(TemplateError) -> Int {
             guard case .integer(let i) = a, i >= 0, i <= Int64(Int32.max) else {
-                throw fail("\(name): \(what) must be a non-negative integer, got \(a.text)")
+                throw fail("\(name): \(what) must be an integer from 0 to \(Int32.max), got \(a.text)")
             }
             return Int(i)
         }

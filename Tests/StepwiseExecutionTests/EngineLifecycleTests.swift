@@ -233,6 +233,76 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    /// Durations from a pushed sequence at the edges of their ranges never trap (a trap would
+    /// recur at every reopen): a poll interval of any integer saturates at the longest §1.4
+    /// duration; a sleep past it fails its attempt.
+    @Test func outOfRangeWaitsNeitherTrapNorOverflow() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await openEngine(db, clock: clock)
+        let polling = #"""
+            {"name": "p", "version": 1, "blocks": [{"type": "loop", "id": "l", "condition": "true", "max_iterations": 2,
+              "poll_interval": 9223372036854775807, "body": [{"type": "step", "id": "s", "handler": "noop"}]}]}
+            """#
+        _ = try await engine.loadSequence(json: Array(polling.utf8))
+        let poller = try await engine.start("p")
+        let result = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 2_000)
+        let expectedDue: Int64 = 1_000 + 9_007_199_254_740_000
+        #expect(result.nextDueAt == expectedDue)
+        #expect(try await engine.instance(poller).state == .scheduled)
+
+        for params in [#"{"seconds": 1e300}"#, #"{"ms": 1e19}"#, #"{"duration": 9007199254740993}"#, #"{"ms": -1}"#] {
+            let name = "z\(params.hashValue & 0xffff)"
+            let sleeping = #"{"name": "\#(name)", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "sleep", "params": \#(params)}]}"#
+            _ = try await engine.loadSequence(json: Array(sleeping.utf8))
+            let id = try await engine.start(name)
+            _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 2_000)
+            let snapshot = try await engine.instance(id)
+            #expect(snapshot.state == .failed, "\(params)")
+            #expect(snapshot.error?.message.hasSuffix("at least 0 and at most 2^53 ms") == true, "\(params)")
+        }
+        await engine.shutdown()
+    }
+
+    /// Configuration values at the top of their types (a host meaning "never" or "forever")
+    /// saturate: the run loop, ticks, GC and shutdown work with them instead of trapping.
+    @Test func configurationValuesAtTheirMaximumSaturate() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        var configuration = EngineConfiguration()
+        configuration.tickIntervalMs = .max
+        configuration.maxTickDurationMs = .max
+        configuration.maxInstanceLifetimeSecs = .max
+        configuration.operationTimeoutMs = .max
+        configuration.handlerTimeoutMs = .max
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}, {"type": "step", "id": "t", "handler": "work"}]}"#
+        _ = try await engine.loadSequence(json: Array(quick.utf8))
+        let first = try await engine.start("q")
+        _ = try await engine.runUntilIdle(maxTicks: 1, timeBudgetMs: .max)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(first).state == .completed)
+        let second = try await engine.start("q")
+        await engine.resume()
+        #expect(await eventually { (try? await engine.instance(second).state) == .completed })
+        clock.advance(to: 9_000_000_000_000)
+        _ = try await engine.tickOnce()
+        #expect(try await engine.instance(first).state == .completed, "a lifetime of UInt64.max seconds never expires")
+        await engine.shutdown()
+    }
+
+    /// The wall clock's sleep saturates: a deadline past its range waits (until cancelled)
+    /// instead of trapping, and one far in the past returns at once.
+    @Test func theSystemClockSleepsUntilAnyDeadline() async throws {
+        try await SystemClock().sleep(until: .min)
+        try await SystemClock().sleep(until: 0)
+        let far = Task { try await SystemClock().sleep(until: .max) }
+        far.cancel()
+        await #expect(throws: CancellationError.self) { try await far.value }
+    }
+
     @Test func builtinsSleepDurablySetDataAndFail() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
