@@ -37,16 +37,50 @@ final class InstanceRuntime {
     }
 
     /// An instance restored from storage.
-    init(record: InstanceRecord, program: SequenceProgram, nodes: [Node]) {
+    ///
+    /// - Throws: ``StepwiseError`` `storage` naming the instance and the node when the stored
+    ///   tree is not one the engine can have written (see ``treeDamage(_:program:)``): a damaged
+    ///   file, refused before any lookup in it goes out of range. Nothing else.
+    init(record: InstanceRecord, program: SequenceProgram, nodes: [Node]) throws(StepwiseError) {
+        let sorted = nodes.sorted { $0.id < $1.id }
+        if let damage = Self.treeDamage(sorted, program: program) {
+            throw StepwiseError(
+                .storage, "the stored execution tree of instance \(record.id) is damaged: \(damage)",
+                context: ["instance_id": .string(record.id.rawValue)])
+        }
         self.record = record
         self.program = program
-        let sorted = nodes.sorted { $0.id < $1.id }
         self.nodes = sorted
         children = Array(repeating: [], count: sorted.count)
         for node in sorted {
             if let parent = node.parent, parent.rawValue < children.count { children[parent.rawValue].append(node.id) }
         }
         activeIndices = sorted.indices.filter { !sorted[$0].state.isTerminal }
+    }
+
+    /// What makes a stored tree (nodes sorted by id) one the engine cannot have written, or
+    /// `nil`: ids are 0, 1, 2, …; node 0 is the root; every other node's parent comes before it
+    /// and the node is the block at its list and position in its parent's block.
+    static func treeDamage(_ nodes: [Node], program: SequenceProgram) -> String? {
+        guard let root = nodes.first else { return "it has no nodes" }
+        guard root.id == .root, root.parent == nil, root.blockIndex == SequenceProgram.rootIndex else {
+            return "node \(root.id.rawValue) is not the root"
+        }
+        for (index, node) in nodes.enumerated().dropFirst() {
+            guard node.id.rawValue == index else { return "node \(index) is missing (the next is \(node.id.rawValue))" }
+            guard let parent = node.parent, parent.rawValue >= 0, parent.rawValue < index else {
+                return "node \(index) has no parent before it"
+            }
+            let parentBlock = nodes[parent.rawValue].blockIndex
+            let list = node.list >= 0 ? program.list(node.list, of: parentBlock) : []
+            guard node.position >= 0, node.position < list.count, list[node.position] == node.blockIndex,
+                node.iteration >= 0, node.attempt >= 0
+            else {
+                return "node \(index) (block \(node.blockIndex), list \(node.list), position \(node.position)) is not a block of "
+                    + "its parent in sequence \(program.key.name) v\(program.key.version)"
+            }
+        }
+        return nil
     }
 
     subscript(id: NodeID) -> Node {

@@ -83,7 +83,11 @@ extension StepwiseEngine {
         if let live = live[id] {
             runtime = live
         } else if let loaded = try store.loadInstance(id) {
-            runtime = InstanceRuntime(record: loaded.0, program: try program(for: loaded.0.sequence), nodes: loaded.1)
+            let program = try program(for: loaded.0.sequence)
+            // A damaged stored tree (the instance was failed for it at open) still shows the
+            // instance's state, data and error, without its steps.
+            runtime = (try? InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1))
+                ?? InstanceRuntime(record: loaded.0, program: program)
         } else {
             throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
         }

@@ -294,7 +294,13 @@ extension StepwiseEngine {
             if case .object(let given)? = p["input"] { for (k, v) in given { data[k] = v } }
             var done = JSONObject()
             let program = try program(for: record.sequence)
-            let runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
+            let runtime: InstanceRuntime
+            do {
+                runtime = try InstanceRuntime(record: record, program: program, nodes: nodes)
+            } catch {
+                // Permanent: redelivering the command cannot repair the file.
+                throw StepwiseError(.invalidState, error.message, context: error.context)
+            }
             for node in nodes where node.state == .completed && node.id != .root {
                 guard let block = runtime.block(of: node.id), case .step = block.kind,
                     runtime.iterationPath(of: node.id) == "_", let output = record.outputs[block.id.rawValue]

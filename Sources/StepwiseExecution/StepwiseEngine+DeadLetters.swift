@@ -86,7 +86,7 @@ extension StepwiseEngine {
             throw StepwiseError(
                 .conflict, "dedup key '\(key)' is held by instance \(holder)", context: ["instance_id": .string(holder.rawValue)])
         }
-        let runtime = InstanceRuntime(record: record, program: try program(for: record.sequence), nodes: nodes)
+        let runtime = try InstanceRuntime(record: record, program: try program(for: record.sequence), nodes: nodes)
         live[record.id] = runtime
         let now = clock.now()
         try transition(record.id) { $0.redrive() }

@@ -44,6 +44,51 @@ extension StepwiseEngine {
         }
     }
 
+    /// Fails the instances whose stored state cannot run (``damagedInstances``), in the pass
+    /// being built: the reason becomes the instance's error, its dead letter's (a root) or its
+    /// parent's sub_sequence failure (a child), and `onInstanceFailed`'s. Its rows are kept as
+    /// they are otherwise, for inspection and repair. One whose hooks were running (terminal
+    /// already) has them marked finished, with a `hook_failed` entry.
+    func failDamagedInstances() {
+        guard !damagedInstances.isEmpty else { return }
+        let now = clock.now()
+        for (stored, reason) in damagedInstances where live[stored.id] == nil {
+            var record = stored
+            let wasTerminal = record.state.isTerminal
+            record.hooks = .finished
+            record.updatedAt = now
+            if wasTerminal {
+                pendingBatch.instances.append(record)
+                pendingJournal.append(
+                    JournalEntry(instance: record.id, node: nil, kind: .hookFailed, stepID: nil, attempt: nil, at: now,
+                        payload: ["error": .string(reason)]))
+                continue
+            }
+            let error = InstanceError(message: reason)
+            record.state = .failed
+            record.error = error
+            record.finishedAt = now
+            pendingBatch.instances.append(record)
+            pendingJournal.append(
+                JournalEntry(instance: record.id, node: nil, kind: .instanceFailed, stepID: nil, attempt: nil, at: now,
+                    payload: ["error": .string(reason)]))
+            if let parent = record.parentInstance, let parentNode = record.parentNode {
+                if live[parent] != nil {
+                    transitionIgnoringErrors(parent) {
+                        $0.childInstanceFinished(parentNode, state: .failed, data: record.data, error: error)
+                    }
+                }
+            } else {
+                pendingBatch.deadLetters.append(
+                    DeadLetter(
+                        id: freshDeadLetterID(), instanceId: record.id, sequenceName: record.sequence.name,
+                        sequenceVersion: record.sequence.version, blockId: nil, handler: nil, error: error, attempts: 0,
+                        failedAt: now))
+            }
+        }
+        damagedInstances = []
+    }
+
     /// Every sub_sequence instance below `root`, at any depth (they go with their root). A
     /// page that cannot be read ends that branch: the rest is found at the next GC.
     func storedDescendants(of root: InstanceID) -> [InstanceID] {

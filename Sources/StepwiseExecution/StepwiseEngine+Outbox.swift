@@ -103,48 +103,55 @@ extension StepwiseEngine {
 
     /// The `status_updates` element of an instance, built from its current state (SYNC.md §2.3).
     func statusPayload(_ id: InstanceID) throws(StepwiseError) -> JSONValue? {
-        let runtime: InstanceRuntime
+        let record: InstanceRecord
+        let restored: InstanceRuntime?
         if let live = live[id] {
-            runtime = live
+            record = live.record
+            restored = live
         } else if let loaded = try store.loadInstance(id) {
-            runtime = InstanceRuntime(record: loaded.0, program: try program(for: loaded.0.sequence), nodes: loaded.1)
+            record = loaded.0
+            // A damaged tree, or a version no longer readable, still reports the instance's
+            // state and error (without steps): one bad row must not stop every sync.
+            restored = try? InstanceRuntime(record: loaded.0, program: try program(for: loaded.0.sequence), nodes: loaded.1)
         } else {
             return nil
         }
-        let record = runtime.record
-        let snapshot = snapshot(of: runtime)
-        var latestByBlock: [Int: Node] = [:]
-        for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) {
-            latestByBlock[node.blockIndex] = node
-        }
         var steps: [JSONValue] = []
-        func visit(_ list: [Int]) {
-            for index in list {
-                let block = runtime.program.blocks[index]
-                let node = latestByBlock[index]
-                var entry: JSONObject = [
-                    "block_id": .string(block.id.rawValue), "block_type": .string(Self.orch8TreeName(block.type)),
-                    "state": .string(node?.state.rawValue ?? "pending"),
-                ]
-                if case .step(let s) = block.kind { entry["handler"] = .string(s.handler) }
-                entry["started_at"] = node?.startedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
-                entry["completed_at"] = node?.finishedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
-                steps.append(.object(entry))
-                for child in runtime.program.childLists[index] { visit(child) }
-            }
-        }
-        visit(runtime.program.rootLists[SequenceProgram.mainList])
+        var currentStep: String?
         var handler: JSONValue = .null
-        if let current = snapshot.currentStep,
-            let block = runtime.program.blocks.first(where: { $0.id.rawValue == current }), case .step(let s) = block.kind
-        {
-            handler = .string(s.handler)
+        if let runtime = restored {
+            currentStep = snapshot(of: runtime).currentStep
+            var latestByBlock: [Int: Node] = [:]
+            for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) {
+                latestByBlock[node.blockIndex] = node
+            }
+            func visit(_ list: [Int]) {
+                for index in list {
+                    let block = runtime.program.blocks[index]
+                    let node = latestByBlock[index]
+                    var entry: JSONObject = [
+                        "block_id": .string(block.id.rawValue), "block_type": .string(Self.orch8TreeName(block.type)),
+                        "state": .string(node?.state.rawValue ?? "pending"),
+                    ]
+                    if case .step(let s) = block.kind { entry["handler"] = .string(s.handler) }
+                    entry["started_at"] = node?.startedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
+                    entry["completed_at"] = node?.finishedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
+                    steps.append(.object(entry))
+                    for child in runtime.program.childLists[index] { visit(child) }
+                }
+            }
+            visit(runtime.program.rootLists[SequenceProgram.mainList])
+            if let currentStep, let block = runtime.program.blocks.first(where: { $0.id.rawValue == currentStep }),
+                case .step(let s) = block.kind
+            {
+                handler = .string(s.handler)
+            }
         }
         return [
             "instance_id": .string(id.rawValue), "sequence_name": .string(record.sequence.name),
             "sequence_version": .integer(Int64(record.sequence.version)),
             "state": .string(record.state.rawValue.prefix(1).uppercased() + record.state.rawValue.dropFirst()),
-            "current_step": snapshot.currentStep.map(JSONValue.string) ?? .null, "handler": handler,
+            "current_step": currentStep.map(JSONValue.string) ?? .null, "handler": handler,
             "steps": .array(steps), "error": record.error.map { .string($0.message) } ?? .null,
             "parent_instance_id": record.parentInstance.map { .string($0.rawValue) } ?? .null,
             "timestamp": .string(Timestamp.rfc3339(record.updatedAt)),

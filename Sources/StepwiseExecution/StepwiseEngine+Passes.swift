@@ -215,7 +215,11 @@ extension StepwiseEngine {
         guard let loaded, let program = try? program(for: loaded.0.sequence),
             !(loaded.0.state.isTerminal && loaded.0.hooks != .running)
         else { return }
-        live[id] = InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
+        do {
+            live[id] = try InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
+        } catch {
+            damagedInstances.append((loaded.0, error.message))
+        }
     }
 
     /// Retries the reloads a storage failure left pending (see ``reloadInstance(_:)``).
@@ -335,6 +339,7 @@ extension StepwiseEngine {
     package func runPass(dispatch: Bool = true) throws(StepwiseError) -> Int {
         guard !isCrashed, !isShutdown || !inbox.isEmpty else { return 0 }
         reloadInstancesAfterStorageFailure()
+        failDamagedInstances()
         completedInPass = 0
         // Lifetime first: an instance past its lifetime failed at that moment, before any
         // result or timer that came due later (a clock that jumped past both, in tests).

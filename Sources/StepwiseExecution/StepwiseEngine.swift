@@ -94,6 +94,10 @@ public actor StepwiseEngine {
     var advancedInPass: Set<InstanceID> = []
     /// Live instances whose reload after a failed commit could not read the store (retried).
     var instancesToReload: Set<InstanceID> = []
+    /// Unfinished instances whose stored state cannot run (a damaged file, or a sequence version
+    /// that cannot be loaded), with the reason: failed by the next pass (see
+    /// ``failDamagedInstances()``), so they are neither run into a trap nor silently ignored.
+    var damagedInstances: [(InstanceRecord, String)] = []
 
     /// Called after every successful commit with the batch (crash-point tests kill the process here).
     package var commitObserver: (@Sendable (StoreBatch) -> Void)?
@@ -170,12 +174,24 @@ public actor StepwiseEngine {
         var restored: [InstanceID: InstanceRuntime] = [:]
         var recoveredQueue: [QueueEntry] = []
         var recoveredTimers = TimerHeap()
+        var damaged: [(InstanceRecord, String)] = []
         for (record, nodes) in try store.loadLiveInstances() {
-            guard let program = try? Self.compile(record.sequence, store: store, cache: &compiled) else { continue }
-            let runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
-            restored[record.id] = runtime
-            Self.recover(runtime, queue: &recoveredQueue, timers: &recoveredTimers)
+            let program: SequenceProgram
+            do {
+                program = try Self.compile(record.sequence, store: store, cache: &compiled)
+            } catch {
+                damaged.append((record, "instance \(record.id) cannot run: \(error.message)"))
+                continue
+            }
+            do {
+                let runtime = try InstanceRuntime(record: record, program: program, nodes: nodes)
+                restored[record.id] = runtime
+                Self.recover(runtime, queue: &recoveredQueue, timers: &recoveredTimers)
+            } catch {
+                damaged.append((record, error.message))
+            }
         }
+        damagedInstances = damaged
         // Retired versions no running instance pins are kept only for finished instances' history.
         let pinned = Set(restored.values.filter { !$0.record.state.isTerminal }.map(\.record.sequence))
         var catalog: [SequenceKey: StoredSequence] = [:]
@@ -601,10 +617,12 @@ public actor StepwiseEngine {
         if let live = live[id] {
             runtime = live
         } else {
-            guard let (record, nodes) = try? store.loadInstance(id), let program = try? program(for: record.sequence) else {
+            guard let (record, nodes) = try? store.loadInstance(id), let program = try? program(for: record.sequence),
+                let restored = try? InstanceRuntime(record: record, program: program, nodes: nodes)
+            else {
                 return nil
             }
-            runtime = InstanceRuntime(record: record, program: program, nodes: nodes)
+            runtime = restored
         }
         return InstanceMachine.stepNotWaiting(stepID, of: runtime)
     }
@@ -645,6 +663,7 @@ public actor StepwiseEngine {
     /// Expired finished instances are then gone and over-age ones failed for every call. The
     /// outbox is seeded then too, the first time a channel is configured (`seedOutboxIfNeeded`).
     private func housekeepingAtOpen() {
+        failDamagedInstances()
         housekeepingIfDue(now: clock.now())
         seedOutboxIfNeeded()
         try? commitPass()
