@@ -57,12 +57,14 @@ enum SQLiteChangeLog {
         }
     }
 
-    /// Decodes a record.
+    /// Decodes a record (or a journal chunk, which has the same layout).
     ///
+    /// - Parameter source: what the bytes are, named in errors with `record`: a change-log
+    ///   record's sequence number, a journal chunk's first entry.
     /// - Throws: ``SQLiteError`` `SQLITE_CORRUPT` naming the record and the offset when the bytes
     ///   are not a well-formed record (the file was damaged).
-    static func decode(_ bytes: [UInt8], record: Int64) throws(SQLiteError) -> [SQLiteRowWrite] {
-        var reader = Reader(bytes: bytes, record: record)
+    static func decode(_ bytes: [UInt8], record: Int64, source: String = "change log record") throws(SQLiteError) -> [SQLiteRowWrite] {
+        var reader = Reader(bytes: bytes, record: record, source: source)
         guard bytes.first == version2 else { return try reader.writes(version: 1) }
         reader.offset = 1
         return try reader.writes(version: 2)
@@ -72,15 +74,17 @@ enum SQLiteChangeLog {
     private struct Reader {
         let bytes: [UInt8]
         let record: Int64
+        let source: String
         var offset = 0
 
-        init(bytes: [UInt8], record: Int64) {
+        init(bytes: [UInt8], record: Int64, source: String) {
             self.bytes = bytes
             self.record = record
+            self.source = source
         }
 
         func corrupt(_ what: String) -> SQLiteError {
-            SQLiteError(extendedCode: 11, message: "change log record \(record) is damaged at byte \(offset): \(what)")
+            SQLiteError(extendedCode: 11, message: "\(source) \(record) is damaged at byte \(offset): \(what)")
         }
 
         mutating func writes(version: Int) throws(SQLiteError) -> [SQLiteRowWrite] {

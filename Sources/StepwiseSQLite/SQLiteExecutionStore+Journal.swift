@@ -66,7 +66,8 @@ extension SQLiteExecutionStore {
 
     /// Decodes the chunk in column `column` of `s` (its first sequence number in column 0).
     private static func chunkEntries(_ s: SQLiteStatement, column: Int) throws(SQLiteError) -> [JournalEntry] {
-        try SQLiteChangeLog.decode(s.blob(at: column), record: s.int64(at: 0)).map { journalEntry($0.values) }
+        try SQLiteChangeLog.decode(s.blob(at: column), record: s.int64(at: 0), source: "the journal chunk from entry")
+            .map { journalEntry($0.values) }
     }
 
     public func lastJournalSequence() throws(StepwiseError) -> Int64 {

@@ -447,6 +447,21 @@ import Testing
         #expect(throws: SQLiteError.self) { try SQLiteChangeLog.decode(unknown, record: 2) }
     }
 
+    @Test func aDamagedJournalChunkIsNamedWhenRead() throws {
+        try withTemporaryDatabase { path in
+            let store = try openStore(path)
+            var batch = StoreBatch()
+            batch.journal = [entry(Self.first, "a", at: 2), entry(Self.first, "b", at: 3)]
+            try store.commit(batch)
+            try store.settle()
+            let writer = try SQLiteConnection(path: path)
+            try writer.execute("UPDATE journal_chunks SET entries = x'ff0102'")
+            let error = #expect(throws: StepwiseError.self) { try store.journal(of: Self.first) }
+            #expect(error?.code == .storage)
+            #expect(error?.message.contains("the journal chunk from entry 1 is damaged at byte 1") == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func repeatedTextAndSmallNumbersTakeFewBytes() throws {
         let id = "00000000-0000-4000-8000-000000000001"
         let node: [SQLiteValue] = [.text(id), .integer(1), .null, .integer(0), .integer(0), .integer(0), .integer(0), .text("completed"),
