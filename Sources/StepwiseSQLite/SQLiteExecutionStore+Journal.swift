@@ -70,6 +70,14 @@ extension SQLiteExecutionStore {
             .map { journalEntry($0.values) }
     }
 
+    /// The entries of the chunk in column 1 of `s` for the feed (``journal(after:limit:)``):
+    /// none when the chunk is damaged. The feed drives listener delivery and telemetry from a
+    /// persisted cursor; failing on one damaged chunk would stop both for good, so the feed
+    /// goes past it (reading an instance's history still reports the damage).
+    private static func feedEntries(_ s: SQLiteStatement) -> [JournalEntry] {
+        (try? chunkEntries(s, column: 1)) ?? []
+    }
+
     public func lastJournalSequence() throws(StepwiseError) -> Int64 {
         try run("cannot read the journal") { () throws(SQLiteError) -> Int64 in
             max(try lastStoredJournalSequence(), nextJournalSequence - 1)
@@ -132,7 +140,7 @@ extension SQLiteExecutionStore {
                 defer { spanning.reset() }
                 try spanning.bind(sequence, at: 1)
                 try spanning.bind(sequence, at: 2)
-                while try spanning.step() { found += try Self.chunkEntries(spanning, column: 1).filter { $0.sequence > sequence } }
+                while try spanning.step() { found += Self.feedEntries(spanning).filter { $0.sequence > sequence } }
             }
             let following = try connection.cachedStatement(
                 "SELECT first_seq, entries FROM journal_chunks WHERE first_seq > ? ORDER BY first_seq")
@@ -146,7 +154,7 @@ extension SQLiteExecutionStore {
                         found.removeLast(found.count - limit)
                         if found[limit - 1].sequence < next { break }
                     }
-                    found += try Self.chunkEntries(following, column: 1)
+                    found += Self.feedEntries(following)
                 }
             }
             found.sort { $0.sequence < $1.sequence }

@@ -459,6 +459,12 @@ import Testing
             let error = #expect(throws: StepwiseError.self) { try store.journal(of: Self.first) }
             #expect(error?.code == .storage)
             #expect(error?.message.contains("the journal chunk from entry 1 is damaged at byte 1") == true, "\(error?.message ?? "")")
+            // The feed (listener delivery, telemetry) goes past it instead of stopping for good.
+            var later = StoreBatch()
+            later.journal = [entry(Self.first, "c", at: 4)]
+            try store.commit(later)
+            try store.settle()
+            #expect(try store.journal(after: 0, limit: 10).map(\.stepID) == ["c"])
         }
     }
 
