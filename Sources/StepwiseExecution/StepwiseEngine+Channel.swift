@@ -319,13 +319,27 @@ extension StepwiseEngine {
         (try? store.metadata("input:\(id.rawValue)")).flatMap { $0 }.flatMap { try? JSONParser.parse($0).objectValue }
     }
 
-    /// Starts the follow-up of a `graceful` update when its instance ended.
+    /// Metadata key of the instances whose `graceful` follow-up waits for its sequence (a JSON
+    /// array of ids): retried when a version is installed and at housekeeping, after restarts too.
+    static let waitingFollowUpsKey = "followups.waiting"
+
+    /// Starts the follow-up of a `graceful` update when its instance ended. When its sequence
+    /// cannot be resolved then (retired or removed since the command), the follow-up stays
+    /// persisted and waits for it (see ``retryWaitingFollowUps()``): the command was `done`,
+    /// so the new instance is owed.
     func startFollowUpIfAny(of id: InstanceID) {
         guard let text = (try? store.metadata("followup:\(id.rawValue)")).flatMap({ $0 }), !text.isEmpty,
             let followUp = try? JSONParser.parse(text), let name = followUp["sequence_name"]?.stringValue
-        else { return }
+        else {
+            setFollowUp(of: id, waiting: false)
+            return
+        }
         let version = followUp["version"]?.exactIntegerValue.map { Int($0) }
-        guard let key = resolveSequence(name, version: version), let program = try? program(for: key) else { return }
+        guard let key = resolveSequence(name, version: version), let program = try? program(for: key) else {
+            setFollowUp(of: id, waiting: true)
+            return
+        }
+        setFollowUp(of: id, waiting: false)
         let now = clock.now()
         let record = InstanceRecord(
             id: freshInstanceID(), sequence: key, state: .scheduled,
@@ -336,5 +350,28 @@ extension StepwiseEngine {
         // Its start input, as `start` keeps it, for a later update_sequence of the new instance.
         if writesOutbox { pendingBatch.metadata.append(("input:\(record.id.rawValue)", JSONWriter.string(.object(record.data)))) }
         transitionIgnoringErrors(record.id) { $0.start() }
+    }
+
+    /// Starts the `graceful` follow-ups that wait for their sequence, where it now resolves.
+    func retryWaitingFollowUps() {
+        for id in loadedWaitingFollowUps().sorted() { startFollowUpIfAny(of: id) }
+    }
+
+    /// ``waitingFollowUps``, read from the store the first time.
+    private func loadedWaitingFollowUps() -> Set<InstanceID> {
+        if let waitingFollowUps { return waitingFollowUps }
+        let stored = (try? store.metadata(Self.waitingFollowUpsKey)).flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
+        let ids = Set((stored?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(InstanceID.init(rawValue:)) })
+        waitingFollowUps = ids
+        return ids
+    }
+
+    /// Records whether `id`'s follow-up waits for its sequence (persisted when it changes).
+    private func setFollowUp(of id: InstanceID, waiting: Bool) {
+        var ids = loadedWaitingFollowUps()
+        let changed = waiting ? ids.insert(id).inserted : ids.remove(id) != nil
+        waitingFollowUps = ids
+        guard changed else { return }
+        pendingBatch.metadata.append((Self.waitingFollowUpsKey, JSONWriter.string(.array(ids.sorted().map { .string($0.rawValue) }))))
     }
 }

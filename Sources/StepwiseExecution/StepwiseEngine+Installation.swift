@@ -63,6 +63,10 @@ extension StepwiseEngine {
         sequences[key] = stored
         removedNames.remove(key.name)
         if programs[key] == nil { programs[key] = SequenceProgram(compiled) }
+        if isChannelConfigured, waitingFollowUps?.isEmpty == false {
+            retryWaitingFollowUps()
+            try? commitPass()
+        }
         return stored
     }
 

@@ -98,6 +98,9 @@ public actor StepwiseEngine {
     /// that cannot be loaded), with the reason: failed by the next pass (see
     /// ``failDamagedInstances()``), so they are neither run into a trap nor silently ignored.
     var damagedInstances: [(InstanceRecord, String)] = []
+    /// Instances whose `graceful` follow-up waits for its sequence (`nil` until read from the
+    /// store; see ``retryWaitingFollowUps()``).
+    var waitingFollowUps: Set<InstanceID>?
 
     /// Called after every successful commit with the batch (crash-point tests kill the process here).
     package var commitObserver: (@Sendable (StoreBatch) -> Void)?

@@ -147,6 +147,54 @@ struct SyncOutboxTests {
     }
 }
 
+/// A `graceful` follow-up whose sequence is gone when its instance ends is owed, not dropped.
+@Suite("graceful update_sequence: the follow-up waits for its sequence")
+struct GracefulFollowUpTests {
+    static func next(_ version: Int) -> [UInt8] {
+        Array(#"{"name": "next", "version": \#(version), "blocks": [{"type": "step", "id": "n", "handler": "work"}]}"#.utf8)
+    }
+
+    @Test func aFollowUpWhoseSequenceIsGoneStartsWhenAVersionIsInstalledAfterARestart() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in [:] }]
+        var engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        _ = try await engine.loadSequence(json: Self.next(1))
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        let outcome = await engine.executeSyncCommand([
+            "id": "g1", "type": "update_sequence",
+            "payload": ["instance_id": .string(id.rawValue), "policy": "graceful", "sequence_name": "next"],
+        ])
+        #expect(outcome.kind == .done, "\(outcome)")
+        // The server retires every version of `next` before the instance ends.
+        try await engine.retireVersion(SequenceKey(name: "next", version: 1))
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(try await engine.instances().items.count == 1, "nothing to start yet")
+        await engine.shutdown()
+
+        // Still owed after a restart; installing a version of `next` starts it.
+        engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instances().items.count == 1)
+        _ = try await engine.loadSequence(json: Self.next(2))
+        try await runToRest(engine, clock: clock)
+        let started = try await engine.instances().items.filter { $0.instanceId != id }
+        #expect(started.map(\.sequenceName) == ["next"])
+        #expect(started.map(\.sequenceVersion) == [2])
+        #expect(started.first?.state == .completed)
+        // Started once: another install starts nothing more.
+        _ = try await engine.loadSequence(json: Self.next(3))
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instances().items.count == 2)
+        await engine.shutdown()
+    }
+}
+
 @Suite("Exactly-once server commands: one transaction per outcome (SYNC.md §2.6)")
 struct SyncCommandAtomicityTests {
     func setUp(_ db: TemporaryDatabase, clock: VirtualClock, configuration: EngineConfiguration = SyncOutboxTests.configuration)
