@@ -25,8 +25,7 @@ extension StepwiseEngine {
                 transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }
             }
         }
-        let cutoff = now.subtractingReportingOverflow(lifetime)
-        if let expired = try? store.expiredInstances(finishedBefore: cutoff.overflow ? .min : cutoff.partialValue, limit: 500),
+        if let expired = try? store.expiredInstances(finishedBefore: collectionCutoff(now: now, lifetime: lifetime), limit: 500),
             !expired.isEmpty
         {
             var doomed: [InstanceID] = []
@@ -43,6 +42,24 @@ extension StepwiseEngine {
             lastMarkerPrune = now
             pendingBatch.pruneCommandMarkersBefore = now - Self.markerRetentionMs
         }
+    }
+
+    /// Terminal instances that finished before this time are deleted: `lifetime` ago — unless
+    /// the listener has events still to deliver (its cursor is persisted and entries follow it:
+    /// the app was killed before delivery, or has not set its listener yet since it opened the
+    /// file). Then instances that finished at or after the oldest undelivered event are kept,
+    /// for at most one more lifetime, so that "at least once across restarts" holds for them.
+    func collectionCutoff(now: Int64, lifetime: Int64) -> Int64 {
+        func before(_ span: Int64) -> Int64 {
+            let (value, overflow) = now.subtractingReportingOverflow(span)
+            return overflow ? .min : value
+        }
+        let cutoff = before(lifetime)
+        guard let text = (try? store.metadata(Self.listenerCursorKey)).flatMap({ $0 }), let cursor = Int64(text),
+            let oldest = (try? store.journal(after: cursor, limit: 1))?.first
+        else { return cutoff }
+        let (twice, overflow) = lifetime.multipliedReportingOverflow(by: 2)
+        return max(before(overflow ? .max : twice), min(cutoff, oldest.at))
     }
 
     /// Fails the instances whose stored state cannot run (``damagedInstances``), in the pass

@@ -204,6 +204,53 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    /// Listener events are delivered at least once across restarts: GC keeps a finished
+    /// instance whose events the listener has not had yet (the app was killed first), until
+    /// they are delivered or one more lifetime passes.
+    @Test(arguments: [true, false]) func gcWaitsForUndeliveredListenerEventsForOneMoreLifetime(listenerReturns: Bool) async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxInstanceLifetimeSecs = 120
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(#"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#.utf8))
+        let listener = RecordingListener()
+        await engine.setListener(listener)
+        let delivered = try await engine.start("q")
+        try await runToRest(engine, clock: clock)
+        #expect(await eventually { listener.all.contains("completed") })
+        await engine.setListener(nil)
+        clock.advance(to: 10_000)
+        let undelivered = try await engine.start("q")
+        try await runToRest(engine, clock: clock)
+
+        // Both finished over a lifetime ago: only the one whose events were delivered goes.
+        clock.advance(to: 140_000)
+        _ = try await engine.tickOnce()
+        let gone = await #expect(throws: StepwiseError.self) { try await engine.instance(delivered) }
+        #expect(gone?.code == .notFound)
+        #expect(try await engine.instance(undelivered).state == .completed)
+
+        if listenerReturns {
+            let returned = RecordingListener()
+            await engine.setListener(returned)
+            #expect(await eventually { returned.all.filter { $0 == "completed" }.count == 1 })
+            // A minute later (the next GC), well within the second lifetime.
+            clock.advance(to: 200_000)
+        } else {
+            // Nobody comes for them: kept at the next GC, gone after a second lifetime.
+            clock.advance(to: 200_000)
+            _ = try await engine.tickOnce()
+            #expect(try await engine.instance(undelivered).state == .completed)
+            clock.advance(to: 260_000)
+        }
+        _ = try await engine.tickOnce()
+        let collected = await #expect(throws: StepwiseError.self) { try await engine.instance(undelivered) }
+        #expect(collected?.code == .notFound)
+        await engine.shutdown()
+    }
+
     @Test func gcDeletesEverySubSequenceInstanceBelowAnExpiredRoot() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
