@@ -44,17 +44,13 @@ public struct ShowCommand: AsyncParsableCommand {
             let runs: [StepRun]
             let children: [InstanceID]
             var childStates: [(InstanceID, String, InstanceState)] = []
-            do {
-                snapshot = try await engine.instance(instance)
-                history = try await engine.history(of: instance)
-                runs = try await engine.stepRuns(instanceId: instance)
-                children = try await engine.childInstances(of: instance)
-                for child in children {
-                    let s = try await engine.instance(child)
-                    childStates.append((child, s.sequenceName, s.state))
-                }
-            } catch {
-                throw CommandFailure.engine(error)
+            snapshot = try await engine.instance(instance)
+            history = try await engine.history(of: instance)
+            runs = try await engine.stepRuns(instanceId: instance)
+            children = try await engine.childInstances(of: instance)
+            for child in children {
+                let s = try await engine.instance(child)
+                childStates.append((child, s.sequenceName, s.state))
             }
             if json {
                 let report = InstanceReport.json(snapshot, runs: runs, history: history, children: children)
@@ -63,10 +59,8 @@ public struct ShowCommand: AsyncParsableCommand {
                 output = CommandOutput(
                     standardOutput: render(snapshot, history: history, children: childStates, style: style, now: now))
             }
-        } catch let failure as CommandFailure {
-            output = failure.output
         } catch {
-            output = CommandFailure("\(error)", exitCode: 2).output
+            output = CommandFailure.output(for: error)
         }
         await opened.close()
         return output
