@@ -134,7 +134,12 @@ struct InstanceMachine {
 
     /// Starts the instance: enters the main list.
     mutating func start() {
-        log(.instanceStarted, ["sequence_name": .string(record.sequence.name), "sequence_version": .integer(Int64(record.sequence.version))])
+        // The start input stays in the history (update_sequence's default input, SYNC.md §2.7);
+        // telemetry never sends it.
+        log(.instanceStarted, [
+            "sequence_name": .string(record.sequence.name), "sequence_version": .integer(Int64(record.sequence.version)),
+            "input": .object(record.data),
+        ])
         var root = runtime.root
         root.state = .running
         root.phase = .active

@@ -84,7 +84,14 @@ extension StepwiseEngine {
         guard let command = SyncCommand(json: json) else {
             return SyncCommandOutcome(id: json["id"]?.stringValue, kind: .skipped, instanceId: nil, error: "command without a string id and type")
         }
-        if let outcome = try? store.commandMarker(command.id) {
+        let marker: String?
+        do {
+            marker = try store.commandMarker(command.id)
+        } catch {
+            // Unknown whether it ran: running it again could repeat it (SYNC.md §2.6).
+            return SyncCommandOutcome(id: command.id, kind: .retry, instanceId: nil, error: error.message)
+        }
+        if let outcome = marker {
             // Already executed: re-queue the ack if it was lost.
             var batch = StoreBatch()
             batch.now = clock.now()
@@ -143,8 +150,11 @@ extension StepwiseEngine {
             guard let step = p["step_name"]?.stringValue ?? p["block_id"]?.stringValue else {
                 throw StepwiseError(.invalidInput, "complete_step needs step_name or block_id")
             }
+            guard let output = p["output"] else {
+                throw StepwiseError(.invalidInput, "complete_step needs output (an object or JSON text)")
+            }
             attach(nil)
-            try completeStep(instanceId: id, stepId: step, output: p["output"] ?? .object(JSONObject()), waitId: p["wait_id"]?.stringValue)
+            try completeStep(instanceId: id, stepId: step, output: output, waitId: p["wait_id"]?.stringValue)
             return nil
         case "cancel_instance":
             let id = try instanceID()
@@ -187,6 +197,12 @@ extension StepwiseEngine {
             guard let requestID = p["request_id"]?.stringValue else {
                 throw StepwiseError(.invalidInput, "step_result needs request_id")
             }
+            guard let succeeded = p["success"]?.boolValue else {
+                throw StepwiseError(.invalidInput, "step_result needs success (true or false)")
+            }
+            if succeeded && p["resolved_params"] == nil {
+                throw StepwiseError(.invalidInput, "step_result with success true needs resolved_params")
+            }
             attach(nil)
             let id = p["instance_id"]?.stringValue.flatMap(InstanceID.init(rawValue:))
             guard let id, let runtime = live[id],
@@ -196,10 +212,9 @@ extension StepwiseEngine {
                 try commitCommandOnly()
                 return nil
             }
-            let succeeded = p["success"]?.boolValue ?? false
             var resolved: JSONValue? = nil
             if succeeded {
-                resolved = p["resolved_params"] ?? .object(JSONObject())
+                resolved = p["resolved_params"]
                 if case .string(let text)? = resolved, let parsed = try? JSONParser.parse(text) { resolved = parsed }
             }
             let failure = p["error"]?.stringValue
@@ -241,11 +256,20 @@ extension StepwiseEngine {
             throw StepwiseError(.notFound, "instance \(id) not found")
         }
         let (record, nodes) = loaded
-        let name = p["sequence_name"]?.stringValue ?? record.sequence.name
-        let version = p["version"]?.exactIntegerValue.map { Int($0) }
-        var input = originalInput(of: id) ?? JSONObject()
-        if case .object(let given)? = p["input"] { input = given }
-        let policy = p["policy"]?.stringValue ?? "restart"
+        // A field of the wrong type is a malformed payload (rejected), not a default.
+        func field<T>(_ key: String, _ what: String, _ read: (JSONValue) -> T?) throws(StepwiseError) -> T? {
+            guard let value = p[key], value != .null else { return nil }
+            guard let typed = read(value) else { throw StepwiseError(.invalidInput, "update_sequence \(key) must be \(what)") }
+            return typed
+        }
+        let name = try field("sequence_name", "a string", \.stringValue) ?? record.sequence.name
+        let version = try field("version", "an integer", { $0.exactIntegerValue.map { Int($0) } })
+        let given = try field("input", "an object or JSON text") { value -> JSONObject? in
+            if case .string(let text) = value { return (try? JSONParser.parse(text))?.objectValue }
+            return value.objectValue
+        }
+        let input = given ?? originalInput(of: id) ?? JSONObject()
+        let policy = try field("policy", "a string", \.stringValue) ?? "restart"
         /// Starts the new instance; the old one's cancellation (made just before, not committed
         /// yet), the new instance and the command's rows commit in one transaction (§2.6).
         func startNew(data: JSONObject, precompleted: JSONObject?) throws(StepwiseError) -> InstanceID {
@@ -291,7 +315,7 @@ extension StepwiseEngine {
             return nil
         case "skip_executed":
             var data = record.data
-            if case .object(let given)? = p["input"] { for (k, v) in given { data[k] = v } }
+            for (k, v) in given ?? JSONObject() { data[k] = v }
             var done = JSONObject()
             let program = try program(for: record.sequence)
             let runtime: InstanceRuntime
@@ -314,9 +338,15 @@ extension StepwiseEngine {
         }
     }
 
-    /// The `start` input of an instance, from its first journal entry's record (best effort).
+    /// The `start` input of an instance: its `instance_started` journal entry's, or (written by
+    /// an older version, for instances started with a sync channel) the `input:<id>` metadata.
     private func originalInput(of id: InstanceID) -> JSONObject? {
-        (try? store.metadata("input:\(id.rawValue)")).flatMap { $0 }.flatMap { try? JSONParser.parse($0).objectValue }
+        if let started = (try? store.journal(of: id))?.first(where: { $0.kind == .instanceStarted }),
+            let input = started.payload["input"]?.objectValue
+        {
+            return input
+        }
+        return (try? store.metadata("input:\(id.rawValue)")).flatMap { $0 }.flatMap { try? JSONParser.parse($0).objectValue }
     }
 
     /// Metadata key of the instances whose `graceful` follow-up waits for its sequence (a JSON
@@ -347,8 +377,6 @@ extension StepwiseEngine {
             lifetimeStartedAt: now, randomSeed: random.next())
         live[record.id] = InstanceRuntime(record: record, program: program)
         pendingBatch.metadata.append(("followup:\(id.rawValue)", ""))
-        // Its start input, as `start` keeps it, for a later update_sequence of the new instance.
-        if writesOutbox { pendingBatch.metadata.append(("input:\(record.id.rawValue)", JSONWriter.string(.object(record.data)))) }
         transitionIgnoringErrors(record.id) { $0.start() }
     }
 

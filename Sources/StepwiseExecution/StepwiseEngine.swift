@@ -448,7 +448,6 @@ public actor StepwiseEngine {
             createdAt: now, updatedAt: now, lifetimeStartedAt: now, randomSeed: random.next(), precompleted: precompleted)
         let runtime = InstanceRuntime(record: record, program: program)
         live[id] = runtime
-        if writesOutbox { pendingBatch.metadata.append(("input:\(id.rawValue)", JSONWriter.string(.object(data)))) }
         do {
             try transition(id) { $0.start() }
             try commitPass()

@@ -242,6 +242,9 @@ extension SQLiteExecutionStore {
                 "DELETE FROM nodes WHERE instance_id = ?",
                 "DELETE FROM dead_letters WHERE instance_id = ?", "DELETE FROM outbox WHERE instance_id = ?",
                 "DELETE FROM instances WHERE id = ?",
+                // Per-instance metadata: the start input older versions kept there, a graceful
+                // follow-up already started (one still owed stays).
+                "DELETE FROM metadata WHERE key = 'input:' || ?1 OR (key = 'followup:' || ?1 AND value = '')",
             ] {
                 let s = try connection.cachedStatement(sql)
                 try s.bind(id.rawValue, at: 1)

@@ -147,6 +147,61 @@ struct SyncOutboxTests {
     }
 }
 
+/// `update_sequence`'s default input and malformed payloads (SYNC.md §2.6, §2.7).
+@Suite("update_sequence input and malformed command payloads")
+struct CommandPayloadTests {
+    @Test func restartDefaultsToTheOriginalInputOfAnInstanceStartedBeforeSyncWasConfigured() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in ["done": true] }]
+        var engine = try await openEngine(db, clock: clock, handlers: handlers)
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let id = try await engine.start("approval", input: ["user": "abc"])
+        try await runToRest(engine, clock: clock)
+        await engine.shutdown()
+
+        engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
+        let outcome = await engine.executeSyncCommand([
+            "id": "u1", "type": "update_sequence", "payload": ["instance_id": .string(id.rawValue), "policy": "restart"],
+        ])
+        #expect(outcome.kind == .done, "\(outcome)")
+        let started = try #require(outcome.instanceId)
+        #expect(try await engine.instance(started).data["user"] == "abc")
+        #expect(try await engine.instance(started).data["prepare"] == nil, "the input, not the old instance's data")
+        await engine.shutdown()
+    }
+
+    @Test(arguments: [
+        (#"{"type": "complete_step", "payload": {"instance_id": "$ID", "step_name": "approve"}}"#,
+         "complete_step needs output (an object or JSON text)"),
+        (#"{"type": "step_result", "payload": {"request_id": "r", "instance_id": "$ID", "block_id": "approve"}}"#,
+         "step_result needs success (true or false)"),
+        (#"{"type": "step_result", "payload": {"request_id": "r", "instance_id": "$ID", "block_id": "approve", "success": true}}"#,
+         "step_result with success true needs resolved_params"),
+        (#"{"type": "update_sequence", "payload": {"instance_id": "$ID", "version": "2"}}"#, "update_sequence version must be an integer"),
+        (#"{"type": "update_sequence", "payload": {"instance_id": "$ID", "policy": 3}}"#, "update_sequence policy must be a string"),
+        (#"{"type": "update_sequence", "payload": {"instance_id": "$ID", "input": [1]}}"#,
+         "update_sequence input must be an object or JSON text"),
+    ])
+    func malformedPayloadsAreRejected(command: String, message: String) async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        var json = try JSONParser.parse(command.replacingOccurrences(of: "$ID", with: id.rawValue)).objectValue ?? [:]
+        json["id"] = "m1"
+        let outcome = await engine.executeSyncCommand(.object(json))
+        #expect(outcome.kind == .rejected)
+        #expect(outcome.error == message)
+        #expect(try await engine.instance(id).state == .waiting, "nothing changed")
+        await engine.shutdown()
+    }
+}
+
 /// A `graceful` follow-up whose sequence is gone when its instance ends is owed, not dropped.
 @Suite("graceful update_sequence: the follow-up waits for its sequence")
 struct GracefulFollowUpTests {
