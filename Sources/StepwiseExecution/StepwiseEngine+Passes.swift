@@ -51,7 +51,7 @@ extension StepwiseEngine {
         case .enqueue(let node):
             queue.append(.begin(runtime.id, node))
         case .cancelHandler(let node):
-            inFlight.removeValue(forKey: InFlightKey(instance: runtime.id, node: node))?.cancel()
+            inFlight.removeValue(forKey: InFlightKey(instance: runtime.id, node: node))?.task.cancel()
         case .startChild(let node, let child, let key, let input):
             startChild(parent: runtime, node: node, child: child, sequence: key, input: input)
         case .cancelChild(let child):
@@ -261,6 +261,8 @@ extension StepwiseEngine {
             attempt: call.attempt, idempotencyKey: call.idempotencyKey)
         let key = InFlightKey(instance: call.instance, node: call.node)
         let (instance, node, attempt, isEscalation) = (call.instance, call.node, call.attempt, call.isEscalation)
+        lastLaunch += 1
+        let launch = lastLaunch
         let preference: (any TaskExecutor)? = configuration.handlerExecution == .engineThread ? executor.task : nil
         let task = Task(executorPreference: preference) { [weak self] in
             let result: Result<JSONValue, AttemptFailure>
@@ -274,15 +276,15 @@ extension StepwiseEngine {
                 result = .failure(AttemptFailure(message: "\(error)", code: nil, isRetryable: true))
             }
             await self?.handlerReturned(
-                Completion(instance: instance, node: node, attempt: attempt, isEscalation: isEscalation, result: result))
+                Completion(instance: instance, node: node, attempt: attempt, isEscalation: isEscalation, launch: launch, result: result))
         }
-        inFlight[key] = task
+        inFlight[key] = InFlightCall(launch: launch, task: task)
     }
 
     private func handlerReturned(_ completion: Completion) {
         guard !isCrashed else { return }
         let key = InFlightKey(instance: completion.instance, node: completion.node)
-        inFlight[key] = nil
+        if inFlight[key]?.launch == completion.launch { inFlight[key] = nil }
         inbox.append(completion)
         if isPausedByHost && !isShutdown {
             // Paused: no loop will take it, so it is recorded now (and survives a kill).
@@ -455,7 +457,7 @@ extension StepwiseEngine {
     /// is written. The store must not be used again through this engine.
     package func simulateCrash() {
         isCrashed = true
-        for task in inFlight.values { task.cancel() }
+        for call in inFlight.values { call.task.cancel() }
         inFlight = [:]
         loopTask?.cancel()
         timerTask?.cancel()

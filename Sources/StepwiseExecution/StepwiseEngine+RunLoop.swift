@@ -161,7 +161,7 @@ extension StepwiseEngine {
         deliveryContinuation?.resume()
         deliveryContinuation = nil
         deliveryTask = nil
-        for task in inFlight.values { task.cancel() }
+        for call in inFlight.values { call.task.cancel() }
     }
 
     /// Waits (yielding) until no handler is in flight or the budget passes.

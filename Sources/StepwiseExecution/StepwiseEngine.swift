@@ -22,6 +22,14 @@ public actor StepwiseEngine {
         let node: NodeID
     }
 
+    /// A handler call in flight: its task, and the launch it belongs to. A timed-out attempt's
+    /// call may return after its retry was launched under the same key; only the call's own
+    /// result may free the slot.
+    struct InFlightCall {
+        let launch: UInt64
+        let task: Task<Void, Never>
+    }
+
     enum QueueEntry {
         case begin(InstanceID, NodeID)
         case resume(InstanceID, NodeID)
@@ -34,6 +42,8 @@ public actor StepwiseEngine {
         let node: NodeID
         let attempt: Int
         let isEscalation: Bool
+        /// The ``InFlightCall/launch`` of the call that produced it.
+        let launch: UInt64
         let result: Result<JSONValue, AttemptFailure>
     }
 
@@ -66,7 +76,9 @@ public actor StepwiseEngine {
     package var registeredHandlerNames = Set(BuiltinHandlers.names)
     var engineHandledBuiltins = BuiltinHandlers.engineHandled
     var queue: [QueueEntry] = []
-    var inFlight: [InFlightKey: Task<Void, Never>] = [:]
+    var inFlight: [InFlightKey: InFlightCall] = [:]
+    /// The last ``InFlightCall/launch`` number given.
+    var lastLaunch: UInt64 = 0
     var inbox: [Completion] = []
     var timers = TimerHeap()
     /// Timers that came due while their instance was paused by signal, put back on the heap at

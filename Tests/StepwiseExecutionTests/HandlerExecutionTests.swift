@@ -29,6 +29,44 @@ import Testing
         await engine.shutdown()
     }
 
+    /// A timed-out attempt whose handler ignores cancellation returns after its retry was
+    /// launched under the same node: its result must not free the retry's slot, or the retry
+    /// would escape `maxConcurrentSteps`, `pause()` and `shutdown()`.
+    @Test func aLateResultOfATimedOutAttemptLeavesItsRetryInFlight() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let gates = [Gate(), Gate()]
+        let attempts = Counter()
+        let engine = try await openEngine(database, clock: clock, handlers: [
+            "slow": { context in
+                attempts.hit("slow")
+                await gates[context.attempt - 1].wait()
+                return ["attempt": .integer(Int64(context.attempt))]
+            },
+        ])
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "late", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "slow", "timeout": 1000,
+              "retry": {"max_attempts": 2, "initial_backoff": 10, "max_backoff": 10}}]}
+            """#.utf8))
+        let id = try await engine.start("late")
+        await engine.resume()
+        #expect(await eventually { attempts.count("slow") == 1 })
+        clock.advance(to: 2_000)
+        #expect(await eventually { (try? await engine.instance(id).waitingReasons.contains { $0.contains("backs off") }) == true })
+        clock.advance(to: 2_010)
+        #expect(await eventually { attempts.count("slow") == 2 })
+        #expect(await engine.inFlightCount == 1)
+        gates[0].open()
+        // The late result is recorded (and ignored: its attempt is over); the retry stays in flight.
+        try await Task.sleep(nanoseconds: 50_000_000)
+        #expect(await engine.inFlightCount == 1)
+        gates[1].open()
+        #expect(await eventually { (try? await engine.instance(id).state) == .completed })
+        #expect(try await engine.instance(id).outputs["s"] == ["attempt": 2])
+        await engine.shutdown()
+    }
+
     @Test func theSharedPoolIsTheDefault() {
         #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)
