@@ -79,6 +79,15 @@ extension InstanceMachine {
             guard let block = runtime.block(of: node.id), case .step(let s) = block.kind else { continue }
             proceedToDispatch(node.id, step: s)
         }
+        for var node in runtime.activeNodes where node.isAwaitingEscalationHandler {
+            guard let block = runtime.block(of: node.id), case .step(let s) = block.kind,
+                context.isHandlerRegistered(s.waitForInput?.escalationHandler ?? s.handler)
+            else { continue }
+            node.state = .running
+            runtime[node.id] = node
+            effect(.enqueue(node.id))
+        }
+        deriveState()
         drain()
     }
 
@@ -106,7 +115,10 @@ extension InstanceMachine {
         }
         if !context.isHandlerRegistered(handler) {
             if isEscalation {
+                // Waits for the escalation handler (SEMANTICS §6.2), still escalating:
+                // registering it queues the call (``recheckBlockedSteps()``).
                 node.progress.idempotencyKey = nil
+                node.state = .waiting
                 runtime[id] = node
                 deriveState()
                 return nil

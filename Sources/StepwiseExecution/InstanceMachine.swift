@@ -370,7 +370,8 @@ struct InstanceMachine {
         for node in runtime.activeNodes {
             switch node.phase {
             case .inFlight: inFlight = true
-            case .escalating: if node.progress.idempotencyKey != nil { inFlight = true } else { runnable = true }
+            case .escalating:
+                if node.progress.idempotencyKey != nil { inFlight = true } else if !node.isAwaitingEscalationHandler { runnable = true }
             case .queued, .delaying, .backoff, .polling, .sleeping: runnable = true
             default: break
             }

@@ -127,9 +127,16 @@ extension StepwiseEngine {
                 if let due = node.dueAt {
                     reasons.append("step '\(block.id)' \(node.phase == .delaying ? "is delayed" : "backs off before a retry") until \(Timestamp.rfc3339(due))")
                 }
+                // A step behind a delay or backoff timer is running (SEMANTICS §2.1).
+                if let started = node.startedAt, lastRunning == nil || started >= lastRunning!.0 {
+                    lastRunning = (started, block.id.rawValue)
+                }
+            case .escalating where node.isAwaitingEscalationHandler:
+                let handler = step.waitForInput?.escalationHandler ?? step.handler
+                reasons.append("step '\(block.id)' waits for escalation handler '\(handler)' to be registered")
             case .delegated:
                 reasons.append("step '\(block.id)' waits for the sync server to resolve its credentials:// params")
-            case .inFlight, .queued, .escalating:
+            case .inFlight, .queued, .escalating, .sleeping:
                 if let started = node.startedAt, lastRunning == nil || started >= lastRunning!.0 {
                     lastRunning = (started, block.id.rawValue)
                 }

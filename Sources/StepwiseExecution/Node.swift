@@ -35,6 +35,12 @@ public struct Node: Sendable, Hashable {
     /// Block-specific progress.
     public var progress: NodeProgress
 
+    /// Whether the node is an escalation waiting for its handler to be registered (escalating,
+    /// no call made, `waiting`).
+    var isAwaitingEscalationHandler: Bool {
+        phase == .escalating && progress.idempotencyKey == nil && state == .waiting
+    }
+
     /// Creates a pending node.
     public init(id: NodeID, parent: NodeID?, blockIndex: Int, list: Int, position: Int, iteration: Int) {
         self.id = id

@@ -348,7 +348,7 @@ public actor StepwiseEngine {
         handlers[name] = handler
         guard !isClosed else { return }
         for runtime in live.values {
-            if runtime.activeNodes.contains(where: { $0.phase == .awaitingHandler }) {
+            if runtime.activeNodes.contains(where: { $0.phase == .awaitingHandler || $0.isAwaitingEscalationHandler }) {
                 transitionIgnoringErrors(runtime.id) { $0.recheckBlockedSteps() }
             }
         }
@@ -554,11 +554,12 @@ public actor StepwiseEngine {
             try completeStep(instanceId: instanceId, stepId: String(type.dropFirst("human_input:".count)), output: payload)
             return
         }
+        // The instance first (§2.12: a signal needs a non-terminal instance), then the type.
+        let runtime = try liveRuntime(instanceId)
         switch type {
         case "pause", "resume", "cancel", "update_context": break
         default: throw StepwiseError(.invalidInput, "unknown signal type '\(type)'")
         }
-        let runtime = try liveRuntime(instanceId)
         switch type {
         // Pause and resume cover the instance's sub_sequence descendants too (parents first).
         case "pause":

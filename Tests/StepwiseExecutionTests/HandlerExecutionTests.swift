@@ -67,6 +67,44 @@ import Testing
         await engine.shutdown()
     }
 
+    /// SEMANTICS §6.2: a step whose handler is not registered waits until it is; an
+    /// escalation handler too (a wait timing out while the app was closed, handlers registered
+    /// only after the engine resumed).
+    @Test func anEscalationWaitsForItsHandlerToBeRegistered() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let sequence = #"""
+            {"name": "esc", "version": 1, "blocks": [
+              {"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "ok?", "timeout": 1000,
+                "escalation_handler": "escalate", "choices": [{"value": "yes"}, {"value": "no"}]}},
+              {"type": "step", "id": "after", "handler": "work"}]}
+            """#
+        var engine = try await openEngine(database, clock: clock, handlers: ["work": { _ in [:] }, "escalate": { _ in ["value": "no"] }])
+        _ = try await engine.loadSequence(json: Array(sequence.utf8))
+        let id = try await engine.start("esc")
+        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 5_000)
+        #expect(try await engine.instance(id).state == .waiting)
+        await engine.shutdown()
+
+        let escalations = Counter()
+        engine = try await openEngine(database, clock: clock, handlers: ["work": { _ in [:] }])
+        clock.advance(to: 3_000)
+        try await runToRest(engine, clock: clock)
+        let blocked = try await engine.instance(id)
+        #expect(blocked.state == .waiting)
+        #expect(blocked.waitingReasons.contains("step 'ask' waits for escalation handler 'escalate' to be registered"))
+        await engine.registerHandler("escalate") { _ in
+            escalations.hit("escalate")
+            return ["value": "no"]
+        }
+        try await runToRest(engine, clock: clock)
+        let done = try await engine.instance(id)
+        #expect(done.state == .completed)
+        #expect(escalations.count("escalate") == 1)
+        await engine.shutdown()
+    }
+
     @Test func theSharedPoolIsTheDefault() {
         #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)
