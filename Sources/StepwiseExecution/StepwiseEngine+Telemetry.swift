@@ -50,17 +50,36 @@ extension StepwiseEngine {
     public func pendingTelemetry(limit: Int = 500) throws(StepwiseError) -> TelemetryBatch {
         try checkOpen()
         guard configuration.telemetryEnabled else { return TelemetryBatch(events: [], throughSequence: 0, remaining: 0) }
-        var cursor = (try store.metadata(Self.telemetryCursorKey)).flatMap(Int64.init) ?? 0
+        let stored = (try store.metadata(Self.telemetryCursorKey)).flatMap(Int64.init) ?? 0
+        var cursor = stored
         let skipped = try skippedTelemetryRanges()
-        var entries = try store.journal(after: cursor, limit: 5000).filter { entry in
-            Self.telemetryKinds[entry.kind] != nil && !skipped.contains { $0.contains(entry.sequence) }
+        // Every pending event counts towards the cap, however far apart in the journal: read
+        // it page by page, keeping the newest 1000 (the rest would be dropped anyway).
+        var entries: [JournalEntry] = []
+        var pending = 0
+        var scanned = cursor
+        while true {
+            let page = try store.journal(after: scanned, limit: 5000)
+            guard let last = page.last else { break }
+            scanned = last.sequence
+            for entry in page where Self.telemetryKinds[entry.kind] != nil && !skipped.contains(where: { $0.contains(entry.sequence) }) {
+                entries.append(entry)
+                pending += 1
+            }
+            if entries.count > 2000 { entries.removeFirst(entries.count - 1000) }
         }
-        if entries.count > 1000 {
-            let dropped = entries.count - 900
-            cursor = entries[dropped - 1].sequence
-            entries.removeFirst(dropped)
-            try storeValues([(Self.telemetryCursorKey, String(cursor))])
+        if pending > 1000 {
+            // Beyond 1000, the oldest go, down to 900 (the cursor moves to the last dropped).
+            let kept = entries.suffix(900)
+            cursor = entries[entries.count - 901].sequence
+            entries = Array(kept)
+            pending = 900
+        } else if entries.isEmpty {
+            // Nothing to send after the cursor (entries of other kinds, a run with telemetry
+            // off): move past them, so later reads start after them.
+            cursor = scanned
         }
+        if cursor != stored { try storeValues([(Self.telemetryCursorKey, String(cursor))]) }
         var names: [InstanceID: (String, Int, Int64?)] = [:]
         // When each node's latest attempt started, for step durations (an attempt starts and
         // ends in the same batch unless the batch boundary falls between the two).
@@ -104,7 +123,7 @@ extension StepwiseEngine {
             ])
         }
         let through = entries.prefix(limit).last?.sequence ?? cursor
-        return TelemetryBatch(events: events, throughSequence: through, remaining: max(0, entries.count - events.count))
+        return TelemetryBatch(events: events, throughSequence: through, remaining: max(0, pending - events.count))
     }
 
     /// Marks telemetry up to `through` as sent.

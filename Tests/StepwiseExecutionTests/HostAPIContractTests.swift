@@ -276,4 +276,40 @@ struct TelemetrySettingTests {
         #expect(try await third.pendingTelemetry().events.isEmpty)
         await third.shutdown()
     }
+
+    /// A long run with telemetry off (more journal entries than one read takes) must not hide
+    /// the events recorded after it; and the 1000-event cap counts every pending event.
+    @Test func eventsAfterALongRunWithTelemetryOffAreSentAndTheCapCountsThemAll() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let looping = #"""
+            {"name": "many", "version": 1, "blocks": [{"type": "loop", "id": "l", "condition": "true", "max_iterations": 1800,
+              "body": [{"type": "step", "id": "s", "handler": "work"}]}]}
+            """#
+        for telemetry in [false, true] {
+            var configuration = EngineConfiguration()
+            configuration.telemetryEnabled = telemetry
+            configuration.maxStepsPerInstance = 0
+            let clock = VirtualClock()
+            let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+            _ = try await engine.loadSequence(json: Array(looping.utf8))
+            _ = try await engine.start("many")
+            try await runToRest(engine, clock: clock, maxRounds: 2_000)
+            if telemetry {
+                // 1800 steps: instance_started, 1800 × (step_started, step_completed),
+                // instance_completed: 3602 pending, capped to the newest 900.
+                let batch = try await engine.pendingTelemetry(limit: 500)
+                #expect(batch.events.count == 500)
+                #expect(batch.remaining == 400)
+                #expect(batch.events.last?["event_type"] == "step_completed" || batch.events.last?["event_type"] == "step_started")
+                try await engine.confirmTelemetry(through: batch.throughSequence)
+                let rest = try await engine.pendingTelemetry(limit: 500)
+                #expect(rest.events.count == 400 && rest.remaining == 0)
+                #expect(rest.events.last?["event_type"] == "instance_completed")
+            } else {
+                #expect(try await engine.pendingTelemetry().events.isEmpty)
+            }
+            await engine.shutdown()
+        }
+    }
 }
