@@ -40,7 +40,10 @@ public struct SyncChannel: SyncChannelDriver {
             throw StepwiseError(.invalidInput, "syncUrl: \(refusal)")
         }
         syncURL = url
-        registerURL = url.deletingLastPathComponent().appendingPathComponent("devices").appendingPathComponent("register")
+        // `devices/register` resolved against syncUrl (RFC 3986): the last path segment is
+        // replaced (kept when the path ends with "/"), the query dropped.
+        registerURL = URL(string: "devices/register", relativeTo: url)?.absoluteURL
+            ?? url.deletingLastPathComponent().appendingPathComponent("devices").appendingPathComponent("register")
         apiKey = configuration.syncApiKey
         timeoutMs = configuration.operationTimeoutMs
         self.transport = transport

@@ -203,4 +203,16 @@ struct TelemetryFlushTests {
         #expect(error?.code == .invalidInput)
     }
 
+    /// SYNC.md §2.9: `registerUrl` is `devices/register` resolved against `syncUrl` (RFC 3986).
+    @Test(arguments: [
+        ("https://sync.example/mobile/sync", "https://sync.example/mobile/devices/register"),
+        ("https://sync.example/mobile/sync/", "https://sync.example/mobile/sync/devices/register"),
+        ("https://sync.example/mobile/sync?tenant=1", "https://sync.example/mobile/devices/register"),
+        ("https://sync.example/sync", "https://sync.example/devices/register"),
+    ])
+    func theRegistrationURLIsResolvedAgainstTheSyncURL(syncURL: String, expected: String) throws {
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = syncURL
+        #expect(try SyncChannel(configuration: configuration).registerURL.absoluteString == expected)
+    }
 }
