@@ -98,12 +98,14 @@ public struct SyncCommand: AsyncParsableCommand {
             object["http_status"] = result.httpStatus.map { .integer(Int64($0)) } ?? .null
             object["interval_seconds"] = result.intervalSeconds.map { .integer(Int64($0)) } ?? .null
             object["error"] = result.error.map(JSONValue.string) ?? .null
+            object["warnings"] = .array(result.warnings.map(JSONValue.string))
             return CommandOutput(
                 standardOutput: JSONWriter.string(.object(object), options: [.prettyPrinted]) + "\n", exitCode: failed ? 1 : 0)
         }
+        let warnings = result.warnings.map { "warning: \($0)\n" }.joined()
         if let error = result.error {
             return CommandOutput(
-                standardError: "error: sync failed: \(error)\nnothing was lost: the outbox is sent again by the next sync\n",
+                standardError: warnings + "error: sync failed: \(error)\nnothing was lost: the outbox is sent again by the next sync\n",
                 exitCode: 1)
         }
         var text = "synced as device \(device): \(result.requests) request\(result.requests == 1 ? "" : "s"), "
@@ -113,6 +115,6 @@ public struct SyncCommand: AsyncParsableCommand {
         if result.commandsExecuted > 0 {
             text += "continue the instances they changed with: stepwise resume\(DatabaseOptions.flag(for: database.db))\n"
         }
-        return CommandOutput(standardOutput: text)
+        return CommandOutput(standardOutput: text, standardError: warnings)
     }
 }

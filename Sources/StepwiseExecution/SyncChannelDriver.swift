@@ -26,6 +26,10 @@ public struct ChannelSyncResult: Sendable, Hashable {
     public var intervalSeconds: Int?
     /// When it finished, Unix ms.
     public var finishedAt: Int64
+    /// What the round trip noticed without failing (SYNC.md §2.4, §2.9): commands skipped for
+    /// lacking a string id and type, a malformed `sync_interval_secs`, a registration refused
+    /// with 409. Short texts that never quote a response body.
+    public var warnings: [String] = []
 
     /// Creates a result.
     public init(

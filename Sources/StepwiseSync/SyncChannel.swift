@@ -123,7 +123,7 @@ public struct SyncChannel: SyncChannelDriver {
         var headers = ["content-type": "application/json", "x-device-id": device]
         if !apiKey.isEmpty { headers["x-api-key"] = apiKey }
         do {
-            try await registerIfNeeded(engine, device: device, headers: headers)
+            if let warning = try await registerIfNeeded(engine, device: device, headers: headers) { result.warnings.append(warning) }
             var hadCommands = false
             for _ in 0..<10 {
                 let draft = try await engine.draftSyncRequest(deviceID: device)
@@ -136,6 +136,7 @@ public struct SyncChannel: SyncChannelDriver {
                 }
                 let response: SyncResponse
                 do { response = try SyncResponse(decoding: body) } catch { throw error.stepwiseError }
+                result.warnings += response.warnings
                 try await engine.confirmSyncDelivery(draft.sent)
                 result.rowsDelivered += draft.sent.count
                 let interval = response.intervalSeconds
@@ -172,7 +173,9 @@ public struct SyncChannel: SyncChannelDriver {
     }
 
     /// Registers the device before its first request and whenever what it reports changed.
-    func registerIfNeeded(_ engine: StepwiseEngine, device: String, headers: [String: String]) async throws {
+    /// Registers the device when its registration changed (§2.9); returns a warning when the
+    /// server answered 409 (the id is registered to another device: reported, the sync goes on).
+    func registerIfNeeded(_ engine: StepwiseEngine, device: String, headers: [String: String]) async throws -> String? {
         let token = await value(engine, Key.pushToken)
         let platform = await value(engine, "sync.platform") ?? self.platform
         // The app's version as given to the channel, else as the host set it in its device
@@ -184,14 +187,17 @@ public struct SyncChannel: SyncChannelDriver {
         ]
         body["push_token"] = token.map(JSONValue.string) ?? .null
         let fingerprint = JSONWriter.string(.object(body), options: .sortedKeys)
-        if await value(engine, Key.registered) == fingerprint { return }
+        if await value(engine, Key.registered) == fingerprint { return nil }
         let (status, _) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeoutMs)
-        if (200..<300).contains(status) || status == 409 {
-            // 409: the id belongs elsewhere; reported by the server, the sync proceeds.
+        if (200..<300).contains(status) {
             try? await engine.storeValues([(Key.registered, fingerprint)])
-        } else {
-            throw StepwiseError(.network, "device registration answered HTTP \(status)")
+            return nil
         }
+        if status == 409 {
+            // Not stored as registered: the next sync tries again (the server may free the id).
+            return "device registration answered HTTP 409: device id \(device) is registered to another device; syncing anyway"
+        }
+        throw StepwiseError(.network, "device registration answered HTTP \(status)")
     }
 
     /// An error message without URLs (they may carry tokens).

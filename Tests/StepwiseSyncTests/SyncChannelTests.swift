@@ -11,6 +11,10 @@ final class ScriptedTransport: SyncHTTPTransport {
         let body: JSONValue
     }
     let state = Mutex<(requests: [Request], answers: [Result<(Int, JSONValue), URLError>])>(([], []))
+    /// What device registration answers.
+    let registerStatus: Int
+
+    init(registerStatus: Int = 201) { self.registerStatus = registerStatus }
 
     func answer(_ status: Int, _ body: JSONValue) { state.withLock { $0.answers.append(.success((status, body))) } }
     func fail() { state.withLock { $0.answers.append(.failure(URLError(.notConnectedToInternet))) } }
@@ -19,7 +23,7 @@ final class ScriptedTransport: SyncHTTPTransport {
     func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8]) {
         let next = state.withLock { s -> Result<(Int, JSONValue), URLError> in
             s.requests.append(Request(url: url.absoluteString, headers: headers, body: (try? JSONParser.parse(body)) ?? .null))
-            if url.path.hasSuffix("/register") { return .success((201, .object(JSONObject()))) }
+            if url.path.hasSuffix("/register") { return .success((registerStatus, .object(JSONObject()))) }
             return s.answers.isEmpty ? .success((200, ["commands": [], "sync_interval_secs": 30])) : s.answers.removeFirst()
         }
         switch next {
@@ -141,6 +145,40 @@ struct SyncChannelTests {
         #expect(await engine.lastChannelSync?.error != nil)
         await engine.shutdown()
     }
+
+    /// SYNC.md §2.4 and §2.9: a command without a string id and type is skipped and reported; a
+    /// registration refused with 409 is reported, the sync proceeds, and the next one registers again.
+    @Test func skippedCommandsAndARefusedRegistrationAreReported() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-warn-\(UUID().uuidString).db").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = "https://sync.test/mobile/sync"
+        configuration.deviceId = "device-7"
+        let transport = ScriptedTransport(registerStatus: 409)
+        let channel = try SyncChannel(configuration: configuration, transport: transport)
+        let engine = try StepwiseEngine(store: try SQLiteExecutionStore(path: path), configuration: configuration, syncChannel: channel)
+        transport.answer(200, ["commands": [["type": "cancel_instance"], ["id": 7, "type": "complete_step"]], "sync_interval_secs": 30])
+        let result = await channel.roundTrip(for: engine)
+        #expect(result.error == nil)
+        #expect(result.warnings.contains("device registration answered HTTP 409: device id device-7 is registered to another device; syncing anyway"))
+        #expect(result.warnings.contains("2 command(s) without a string id and type skipped (cannot be acknowledged)"))
+        _ = await channel.roundTrip(for: engine)
+        #expect(transport.requests.filter { $0.url.hasSuffix("/devices/register") }.count == 2)
+        await engine.shutdown()
+    }
+
+    /// SYNC.md §2.9: `registerUrl` is `devices/register` resolved against `syncUrl` (RFC 3986).
+    @Test(arguments: [
+        ("https://sync.example/mobile/sync", "https://sync.example/mobile/devices/register"),
+        ("https://sync.example/mobile/sync/", "https://sync.example/mobile/sync/devices/register"),
+        ("https://sync.example/mobile/sync?tenant=1", "https://sync.example/mobile/devices/register"),
+        ("https://sync.example/sync", "https://sync.example/devices/register"),
+    ])
+    func theRegistrationURLIsResolvedAgainstTheSyncURL(syncURL: String, expected: String) throws {
+        var configuration = EngineConfiguration()
+        configuration.syncUrl = syncURL
+        #expect(try SyncChannel(configuration: configuration).registerURL.absoluteString == expected)
+    }
 }
 
 @Suite("Telemetry flush (SYNC.md §4)")
@@ -201,18 +239,5 @@ struct TelemetryFlushTests {
         configuration.syncUrl = url
         let error = #expect(throws: StepwiseError.self) { _ = try SyncChannel(configuration: configuration) }
         #expect(error?.code == .invalidInput)
-    }
-
-    /// SYNC.md §2.9: `registerUrl` is `devices/register` resolved against `syncUrl` (RFC 3986).
-    @Test(arguments: [
-        ("https://sync.example/mobile/sync", "https://sync.example/mobile/devices/register"),
-        ("https://sync.example/mobile/sync/", "https://sync.example/mobile/sync/devices/register"),
-        ("https://sync.example/mobile/sync?tenant=1", "https://sync.example/mobile/devices/register"),
-        ("https://sync.example/sync", "https://sync.example/devices/register"),
-    ])
-    func theRegistrationURLIsResolvedAgainstTheSyncURL(syncURL: String, expected: String) throws {
-        var configuration = EngineConfiguration()
-        configuration.syncUrl = syncURL
-        #expect(try SyncChannel(configuration: configuration).registerURL.absoluteString == expected)
     }
 }
