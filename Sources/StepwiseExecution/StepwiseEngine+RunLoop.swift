@@ -186,7 +186,9 @@ extension StepwiseEngine {
         let started = ContinuousClock.now
         let budget = Duration.milliseconds(Int64(clamping: configuration.maxTickDurationMs))
         while !inFlight.isEmpty && ContinuousClock.now - started < budget {
-            if !inbox.isEmpty {
+            // A result came in, or a timer (an attempt's timeout) came due: record it now, so
+            // a hung handler holds the tick for its timeout, not for `maxTickDurationMs`.
+            if !inbox.isEmpty || (nextDeadline().map { $0 <= clock.now() } ?? false) {
                 steps += try runPass()
                 continue
             }

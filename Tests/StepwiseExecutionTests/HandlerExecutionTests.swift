@@ -105,6 +105,36 @@ import Testing
         await engine.shutdown()
     }
 
+    /// SEMANTICS §6.4: `tickOnce` awaits the calls it started, each bounded by its timeout: a
+    /// hung handler's timeout ends the wait, not `maxTickDurationMs` (here ten minutes).
+    @Test func aTickStopsWaitingForAHungHandlerAtItsTimeout() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        var configuration = EngineConfiguration()
+        configuration.maxTickDurationMs = 600_000
+        let gate = Gate()
+        let engine = try await openEngine(database, clock: clock, configuration: configuration, handlers: [
+            "hang": { _ in
+                await gate.wait()
+                return [:]
+            },
+        ])
+        _ = try await engine.loadSequence(json: Array(
+            #"{"name": "hung", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "hang", "timeout": 1000}]}"#.utf8))
+        let id = try await engine.start("hung")
+        let tick = Task { try await engine.tickOnce() }
+        #expect(await eventually { gate.waiting })
+        clock.advance(to: 2_500)
+        let result = try await tick.value
+        #expect(result.hasPendingWork == false)
+        let snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .failed)
+        #expect(snapshot.error?.message.contains("timed out") == true, "\(snapshot.error?.message ?? "")")
+        gate.open()
+        await engine.shutdown()
+    }
+
     @Test func theSharedPoolIsTheDefault() {
         #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)
