@@ -157,7 +157,9 @@ struct EngineAPITests {
         let snapshot = try await engine.instance(id)
         #expect(snapshot.state == .completed)
         #expect(snapshot.data["tier"] == "pro" && snapshot.data["decision"] == "no")
-        let unknown = await #expect(throws: StepwiseError.self) { try await engine.sendSignal(instanceId: id, type: "poke") }
+        // An unknown type on a live instance (a finished one is invalidState first, §2.12).
+        let live = try await engine.start("approval")
+        let unknown = await #expect(throws: StepwiseError.self) { try await engine.sendSignal(instanceId: live, type: "poke") }
         #expect(unknown?.code == .invalidInput)
         await engine.shutdown()
     }
