@@ -47,6 +47,10 @@ public struct InstanceRecord: Sendable, Hashable {
     /// Steps to treat as already completed with these outputs (`update_sequence`
     /// `skip_executed`), by step id.
     public var precompleted: JSONObject?
+    /// What a store found wrong when it read this row (a value that does not decode: a damaged
+    /// file), or `nil`. The engine fails such an instance at open instead of running it on
+    /// substitutes.
+    package var storedDamage: String?
 
     /// Creates a record.
     public init(

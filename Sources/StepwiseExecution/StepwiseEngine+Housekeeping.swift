@@ -72,7 +72,8 @@ extension StepwiseEngine {
         let now = clock.now()
         for (stored, reason) in damagedInstances where live[stored.id] == nil {
             var record = stored
-            let wasTerminal = record.state.isTerminal
+            // Finished (hooks were running) by its finish time: a damaged `state` cannot say.
+            let wasTerminal = record.finishedAt != nil
             record.hooks = .finished
             record.updatedAt = now
             if wasTerminal {

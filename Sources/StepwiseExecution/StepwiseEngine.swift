@@ -191,6 +191,10 @@ public actor StepwiseEngine {
         var recoveredTimers = TimerHeap()
         var damaged: [(InstanceRecord, String)] = []
         for (record, nodes) in try store.loadLiveInstances() {
+            if let damage = record.storedDamage {
+                damaged.append((record, "the stored row of instance \(record.id) is damaged: \(damage)"))
+                continue
+            }
             let program: SequenceProgram
             do {
                 program = try Self.compile(record.sequence, store: store, cache: &compiled)

@@ -235,7 +235,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
         """
 
     static func readInstance(_ s: SQLiteStatement) -> InstanceRecord {
-        InstanceRecord(
+        var record = InstanceRecord(
             id: InstanceID(trusted: s.text(at: 0)),
             sequence: SequenceKey(name: s.text(at: 1), version: s.int(at: 2)),
             state: InstanceState(rawValue: s.text(at: 3)) ?? .failed,
@@ -249,6 +249,22 @@ public final class SQLiteExecutionStore: ExecutionStore {
             lifetimeStartedAt: s.int64(at: 16), stepsExecuted: s.int(at: 17), depth: s.int(at: 18),
             randomSeed: UInt64(bitPattern: s.int64(at: 19)), hooks: HookState(rawValue: s.text(at: 20)) ?? .finished,
             nextNodeID: s.int(at: 21), precompleted: s.isNull(at: 22) ? nil : decodeObject(s.blob(at: 22)))
+        record.storedDamage = rowDamage(s)
+        return record
+    }
+
+    /// What in an instance row (columns as ``instanceColumns``) does not decode, or `nil`: the
+    /// decoders above fall back to harmless values, which must not pass for the stored ones.
+    static func rowDamage(_ s: SQLiteStatement) -> String? {
+        var problems: [String] = []
+        if InstanceState(rawValue: s.text(at: 3)) == nil { problems.append("state '\(s.text(at: 3))' is not an instance state") }
+        for (column, name) in [(4, "data"), (5, "config"), (6, "outputs")] where decode(s.blob(at: column)).objectValue == nil {
+            problems.append("\(name) is not a JSON object")
+        }
+        if !s.isNull(at: 7), InstanceError(json: decode(s.blob(at: 7))) == nil { problems.append("error is not an error object") }
+        if HookState(rawValue: s.text(at: 20)) == nil { problems.append("hooks '\(s.text(at: 20))' is not a hook state") }
+        if !s.isNull(at: 22), decode(s.blob(at: 22)).objectValue == nil { problems.append("precompleted is not a JSON object") }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 
     static let nodeColumns = """
@@ -294,12 +310,21 @@ public final class SQLiteExecutionStore: ExecutionStore {
                 FROM nodes n JOIN instances i ON i.id = n.instance_id
                 WHERE i.finished_at IS NULL OR i.hooks = 'running'
                 """)
+            var nodeDamage: [InstanceID: String] = [:]
             while try nodeStatement.step() {
                 let id = InstanceID(trusted: nodeStatement.text(at: 0))
                 byInstance[id, default: []].append(Self.readNodeOffset(nodeStatement))
+                if nodeDamage[id] == nil, NodeState(rawValue: nodeStatement.text(at: 7)) == nil || NodePhase(rawValue: nodeStatement.text(at: 8)) == nil {
+                    nodeDamage[id] = "node \(nodeStatement.int(at: 1)) has state '\(nodeStatement.text(at: 7))' and phase '\(nodeStatement.text(at: 8))'"
+                }
             }
             nodeStatement.reset()
-            for record in records { storedRows[record.id] = StoredInstanceRow(record) }
+            for index in records.indices {
+                if let damage = nodeDamage[records[index].id] {
+                    records[index].storedDamage = [records[index].storedDamage, damage].compactMap { $0 }.joined(separator: "; ")
+                }
+                storedRows[records[index].id] = StoredInstanceRow(records[index])
+            }
             return records.map { ($0, byInstance[$0.id] ?? []) }
         }
     }

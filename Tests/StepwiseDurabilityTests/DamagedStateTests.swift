@@ -75,6 +75,28 @@ struct DamagedStateTests {
         }
     }
 
+    @Test(
+        "a row value that does not decode fails its instance with the column named, not run on a substitute",
+        arguments: [
+            ("UPDATE instances SET state = 'bogus' WHERE id = $ID", "state 'bogus' is not an instance state"),
+            ("UPDATE instances SET data = x'00ff' WHERE id = $ID", "data is not a JSON object"),
+            ("UPDATE instances SET hooks = 'maybe' WHERE id = $ID", "hooks 'maybe' is not a hook state"),
+            ("UPDATE nodes SET state = 'zzz' WHERE instance_id = $ID AND node_id = 2", "node 2 has state 'zzz' and phase 'awaitingInput'"),
+        ])
+    func damagedRow(edit sql: String, reason: String) async throws {
+        try await withTemporaryDatabaseFile { path in
+            let (damaged, healthy) = try await prepare(path)
+            try edit(path, sql.replacingOccurrences(of: "$ID", with: "'\(damaged.rawValue)'"))
+            let engine = try StepwiseEngine(databasePath: path)
+            let snapshot = try await engine.instance(damaged)
+            #expect(snapshot.state == .failed)
+            #expect(snapshot.error?.message == "the stored row of instance \(damaged) is damaged: \(reason)")
+            #expect(try await engine.deadLetters().items.map(\.instanceId) == [damaged])
+            #expect(try await engine.instance(healthy).state == .waiting)
+            await engine.shutdown()
+        }
+    }
+
     @Test("an instance pinned to a sequence version that is not stored fails with the version named")
     func missingVersion() async throws {
         try await withTemporaryDatabaseFile { path in
