@@ -20,7 +20,11 @@ public enum ConformanceLoader {
                 var found: [String] = []
                 if let e = fm.enumerator(atPath: path) {
                     for case let relative as String in e where relative.hasSuffix(".json") {
-                        found.append((path as NSString).appendingPathComponent(relative))
+                        // A folder named *.json is searched by the enumerator, not read as a file.
+                        let full = (path as NSString).appendingPathComponent(relative)
+                        var isFolder: ObjCBool = false
+                        if fm.fileExists(atPath: full, isDirectory: &isFolder), isFolder.boolValue { continue }
+                        found.append(full)
                     }
                 }
                 if found.isEmpty {
@@ -120,6 +124,10 @@ public enum ConformanceLoader {
                 throw ConformanceInputError(
                     file: file, message: "case '\(name)': expect_error is a substring or true, got \(JSONWriter.string(o["expect_error"]!))")
             }
+            if let truthy = o["expect_truthy"], truthy.boolValue == nil {
+                throw ConformanceInputError(
+                    file: file, message: "case '\(name)': expect_truthy is true or false, got \(JSONWriter.string(truthy))")
+            }
             guard o["expect"] != nil || o["expect_truthy"] != nil || expectedError != nil else {
                 throw ConformanceInputError(
                     file: file, message: "case '\(name)' expects nothing: give expect, expect_truthy or expect_error")
@@ -130,6 +138,11 @@ public enum ConformanceLoader {
                     ExpressionCase(
                         expression: expr, data: data, config: config, outputs: o["outputs"]?.objectValue ?? JSONObject(),
                         expected: o["expect"], expectedTruthy: o["expect_truthy"]?.boolValue, expectedError: expectedError)))
+        }
+        // A case whose actions, handler responses or expectations do not have the format's shape
+        // would test something else than its author meant (or nothing): it is unusable input.
+        if let problem = Self.sequenceCaseProblem(o) {
+            throw ConformanceInputError(file: file, message: "case '\(name)': \(problem)")
         }
         guard let sequence = o["sequence"] else {
             throw ConformanceInputError(file: file, message: "case '\(name)' has neither 'sequence' nor 'expr'")
@@ -157,5 +170,84 @@ public enum ConformanceLoader {
                     sequence: sequence, sequenceBytes: sequenceBytes, extraSequences: extras, extraSequenceBytes: extraBytes,
                     instanceID: o["instance_id"]?.stringValue, input: o["input"] ?? .object(JSONObject()),
                     handlers: handlers, actions: o["actions"]?.arrayValue ?? [], expect: expect)))
+    }
+
+    /// Why a sequence case's `actions`, `handlers` or `expect` do not have CONFORMANCE.md's shape,
+    /// or `nil`.
+    static func sequenceCaseProblem(_ o: JSONObject) -> String? {
+        if let actions = o["actions"], actions != .null {
+            guard let list = actions.arrayValue else { return "actions must be an array, got \(actions.typeName)" }
+            for (index, action) in list.enumerated() {
+                if let problem = actionProblem(action) { return "action \(index + 1): \(problem)" }
+            }
+        }
+        if let handlers = o["handlers"], handlers != .null {
+            guard let byName = handlers.objectValue else { return "handlers must be an object, got \(handlers.typeName)" }
+            for (name, responses) in byName {
+                for (index, response) in (responses.arrayValue ?? [responses]).enumerated() {
+                    if let problem = responseProblem(response) { return "handler '\(name)' response \(index + 1): \(problem)" }
+                }
+            }
+        }
+        if case .object(let expect)? = o["expect"] {
+            for (key, value) in expect {
+                guard expectationKeys.contains(key) else { return "unknown expectation '\(key)'" }
+                if let problem = Expectations.shapeProblem(key, value) { return problem }
+            }
+        }
+        return nil
+    }
+
+    /// The expectations CONFORMANCE.md defines.
+    static let expectationKeys: Set<String> = [
+        "state", "waiting_on", "data", "data_absent", "outputs", "outputs_absent", "steps_run", "steps_run_in_order",
+        "steps_not_run", "calls", "call_inputs", "error_contains", "load_error",
+    ]
+
+    /// Why an action is not one of CONFORMANCE.md's, or `nil`.
+    static func actionProblem(_ action: JSONValue) -> String? {
+        guard let a = action.objectValue else { return "an action is an object, got \(action.typeName)" }
+        let keys = Set(a.keys)
+        func string(_ key: String) -> Bool { a[key]?.stringValue != nil }
+        func isTrue(_ key: String) -> Bool { a[key] == .bool(true) }
+        if keys.contains("on_waiting") {
+            guard string("on_waiting") else { return "on_waiting must be a step id" }
+            if keys == ["on_waiting", "cancel"] { return isTrue("cancel") ? nil : "cancel must be true" }
+            guard keys == ["on_waiting", "complete_step"] || keys == ["on_waiting", "complete_step", "expect_rejected"] else {
+                return "on_waiting needs complete_step (an object, with expect_rejected optionally) or cancel: true, got the keys \(keys.sorted().joined(separator: ", "))"
+            }
+            guard a["complete_step"]?.objectValue != nil else { return "complete_step must be an object" }
+            if keys.contains("expect_rejected"), !string("expect_rejected") { return "expect_rejected must be a string" }
+            return nil
+        }
+        if keys.contains("at_ms") {
+            guard keys == ["at_ms", "cancel"], isTrue("cancel") else { return "at_ms needs cancel: true (and nothing else)" }
+            return (a["at_ms"]?.exactIntegerValue.map { $0 >= 0 } ?? false) ? nil : "at_ms must be an integer ≥ 0"
+        }
+        if keys.contains("after_step") {
+            guard keys == ["after_step", "restart_engine"], string("after_step"), isTrue("restart_engine") else {
+                return "after_step needs a step id and restart_engine: true (and nothing else)"
+            }
+            return nil
+        }
+        if keys.contains("crash_during") {
+            return keys == ["crash_during"] && string("crash_during") ? nil : "crash_during needs a step id (and nothing else)"
+        }
+        return "unknown action with the keys \(keys.sorted().joined(separator: ", "))"
+    }
+
+    /// Why a handler response is not one of CONFORMANCE.md's, or `nil`.
+    static func responseProblem(_ response: JSONValue) -> String? {
+        guard let r = response.objectValue else { return "a response is an object, got \(response.typeName)" }
+        let unknown = Set(r.keys).subtracting(["output", "echo", "fail", "retryable", "code", "delay_ms"])
+        if let key = unknown.sorted().first { return "unknown response field '\(key)'" }
+        let kinds = ["output", "echo", "fail"].filter { r[$0] != nil }
+        guard kinds.count == 1 else { return "a response has exactly one of output, echo and fail" }
+        if let echo = r["echo"], echo != .bool(true) { return "echo must be true" }
+        if let fail = r["fail"], fail.stringValue == nil { return "fail must be a message" }
+        if let retryable = r["retryable"], retryable.boolValue == nil { return "retryable must be true or false" }
+        if let code = r["code"], code.stringValue == nil { return "code must be a string" }
+        if let delay = r["delay_ms"], !(delay.exactIntegerValue.map { $0 >= 0 } ?? false) { return "delay_ms must be an integer ≥ 0" }
+        return nil
     }
 }

@@ -82,22 +82,53 @@ struct ConformanceLoaderTests {
         #expect(empty.exitCode == 2 && empty.unusable.first?.message.contains("\"cases\" is empty") == true)
     }
 
-    @Test func anExpectationOfTheWrongShapeFailsTheCaseInsteadOfCheckingNothing() async throws {
-        let text = """
-            {"cases": [
-              {"name": "string list", "sequence": {"name": "s", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]},
-               "handlers": {"h": [{"output": {}}]}, "expect": {"state": "completed", "steps_not_run": "a"}},
-              {"name": "count", "sequence": {"name": "s", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]},
-               "handlers": {"h": [{"output": {}}]}, "expect": {"state": "completed", "calls": {"h": "1"}}}
-            ]}
-            """
+    /// A case whose actions, handler responses or expectations do not have the format's shape
+    /// would check something else than its author meant, or nothing: it is unusable input
+    /// (status 2), named with the problem, and the file's other cases still run.
+    @Test func aMalformedActionResponseOrExpectationMakesItsCaseUnusable() async throws {
+        func sequenceCase(_ name: String, _ extra: String) -> String {
+            #"{"name": "\#(name)", "sequence": {"name": "s", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]}, \#(extra)}"#
+        }
+        let ok = #""handlers": {"h": [{"output": {}}]}"#
+        let text = "{\"cases\": [" + [
+            sequenceCase("string list", ok + #", "expect": {"state": "completed", "steps_not_run": "a"}"#),
+            sequenceCase("count", ok + #", "expect": {"state": "completed", "calls": {"h": "1"}}"#),
+            sequenceCase("unknown expectation", ok + #", "expect": {"state": "completed", "stepz_run": ["a"]}"#),
+            sequenceCase("bare on_waiting", ok + #", "actions": [{"on_waiting": "a"}], "expect": {"state": "completed"}"#),
+            sequenceCase("at_ms without cancel", ok + #", "actions": [{"at_ms": 0}], "expect": {"state": "completed"}"#),
+            sequenceCase("unknown action", ok + #", "actions": [{"frobnicate": "a"}], "expect": {"state": "completed"}"#),
+            sequenceCase("misspelt response", #""handlers": {"h": [{"outptu": {}}]}, "expect": {"state": "completed"}"#),
+            #"{"name": "truthy string", "expr": "1", "expect_truthy": "no"}"#,
+            sequenceCase("fine", ok + #", "expect": {"state": "completed", "calls": {"h": 1}}"#),
+        ].joined(separator: ",") + "]}"
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("cases-\(UUID().uuidString).json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let report = await ConformanceRunner.run(paths: [path])
-        #expect(report.failed == 2 && report.exitCode == 1)
-        let lines = report.outcomes.map(\.line)
-        #expect(lines.contains { $0.contains("expectation 'steps_not_run' must be an array of strings") })
-        #expect(lines.contains { $0.contains("expectation 'calls.h' must be a count") })
+        #expect(report.passed == 1 && report.failed == 0 && report.exitCode == 2)
+        let messages = report.unusable.map(\.message)
+        for expected in [
+            "case 'string list': expectation 'steps_not_run' must be an array of strings",
+            "case 'count': expectation 'calls.h' must be a count",
+            "case 'unknown expectation': unknown expectation 'stepz_run'",
+            "case 'bare on_waiting': action 1: on_waiting needs complete_step",
+            "case 'at_ms without cancel': action 1: at_ms needs cancel: true",
+            "case 'unknown action': action 1: unknown action with the keys frobnicate",
+            "case 'misspelt response': handler 'h' response 1: unknown response field 'outptu'",
+            "case 'truthy string': expect_truthy is true or false, got \"no\"",
+        ] {
+            #expect(messages.contains { $0.contains(expected) }, "\(expected) in \(messages)")
+        }
+    }
+
+    /// A folder whose name ends in `.json` is searched like any folder, not read as a case file.
+    @Test func aFolderNamedLikeACaseFileIsSearched() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("cases-\(UUID().uuidString)")
+        let folder = root.appendingPathComponent("more.json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Data(#"{"name": "inside", "expr": "1 + 1", "expect": 2}"#.utf8).write(to: folder.appendingPathComponent("case.json"))
+        let report = await ConformanceRunner.run(paths: [root.path])
+        #expect(report.passed == 1 && report.unusable.isEmpty && report.exitCode == 0)
     }
 }
