@@ -195,8 +195,6 @@ public final class SQLiteExecutionStore: ExecutionStore {
         (try? JSONParser.parse(bytes, limits: .init(maxDepth: 100_000))) ?? .null
     }
 
-    static func decodeObject(_ bytes: [UInt8]) -> JSONObject { decode(bytes).objectValue ?? JSONObject() }
-
     // MARK: Sequences
 
     public func storedSequences() throws(StepwiseError) -> [StoredSequence] {
@@ -234,37 +232,47 @@ public final class SQLiteExecutionStore: ExecutionStore {
         depth, random_seed, hooks, next_node_id, precompleted
         """
 
+    /// Reads an instance row (columns as ``instanceColumns``). A value that does not decode
+    /// falls back to a harmless one and is named in ``InstanceRecord/storedDamage``, so the
+    /// substitute never passes for the stored value (each column is decoded once).
     static func readInstance(_ s: SQLiteStatement) -> InstanceRecord {
+        var problems: [String] = []
+        func object(_ column: Int, _ name: String) -> JSONObject {
+            guard let object = decode(s.blob(at: column)).objectValue else {
+                problems.append("\(name) is not a JSON object")
+                return JSONObject()
+            }
+            return object
+        }
+        let stateText = s.text(at: 3)
+        let state = InstanceState(rawValue: stateText)
+        if state == nil { problems.append("state '\(stateText)' is not an instance state") }
+        let data = object(4, "data")
+        let config = object(5, "config")
+        let outputs = object(6, "outputs")
+        var error: InstanceError?
+        if !s.isNull(at: 7) {
+            error = InstanceError(json: decode(s.blob(at: 7)))
+            if error == nil { problems.append("error is not an error object") }
+        }
+        let hooksText = s.text(at: 20)
+        let hooks = HookState(rawValue: hooksText)
+        if hooks == nil { problems.append("hooks '\(hooksText)' is not a hook state") }
+        let precompleted = s.isNull(at: 22) ? nil : object(22, "precompleted")
         var record = InstanceRecord(
             id: InstanceID(trusted: s.text(at: 0)),
             sequence: SequenceKey(name: s.text(at: 1), version: s.int(at: 2)),
-            state: InstanceState(rawValue: s.text(at: 3)) ?? .failed,
-            data: decodeObject(s.blob(at: 4)), config: decodeObject(s.blob(at: 5)), outputs: decodeObject(s.blob(at: 6)),
-            error: s.isNull(at: 7) ? nil : InstanceError(json: decode(s.blob(at: 7))),
+            state: state ?? .failed, data: data, config: config, outputs: outputs, error: error,
             cancelRequested: s.bool(at: 8), isPaused: s.bool(at: 9),
             parentInstance: s.isNull(at: 10) ? nil : InstanceID(trusted: s.text(at: 10)),
             parentNode: s.isNull(at: 11) ? nil : NodeID(rawValue: s.int(at: 11)),
             dedupKey: s.isNull(at: 12) ? nil : s.text(at: 12),
             createdAt: s.int64(at: 13), updatedAt: s.int64(at: 14), finishedAt: s.isNull(at: 15) ? nil : s.int64(at: 15),
             lifetimeStartedAt: s.int64(at: 16), stepsExecuted: s.int(at: 17), depth: s.int(at: 18),
-            randomSeed: UInt64(bitPattern: s.int64(at: 19)), hooks: HookState(rawValue: s.text(at: 20)) ?? .finished,
-            nextNodeID: s.int(at: 21), precompleted: s.isNull(at: 22) ? nil : decodeObject(s.blob(at: 22)))
-        record.storedDamage = rowDamage(s)
+            randomSeed: UInt64(bitPattern: s.int64(at: 19)), hooks: hooks ?? .finished,
+            nextNodeID: s.int(at: 21), precompleted: precompleted)
+        record.storedDamage = problems.isEmpty ? nil : problems.joined(separator: "; ")
         return record
-    }
-
-    /// What in an instance row (columns as ``instanceColumns``) does not decode, or `nil`: the
-    /// decoders above fall back to harmless values, which must not pass for the stored ones.
-    static func rowDamage(_ s: SQLiteStatement) -> String? {
-        var problems: [String] = []
-        if InstanceState(rawValue: s.text(at: 3)) == nil { problems.append("state '\(s.text(at: 3))' is not an instance state") }
-        for (column, name) in [(4, "data"), (5, "config"), (6, "outputs")] where decode(s.blob(at: column)).objectValue == nil {
-            problems.append("\(name) is not a JSON object")
-        }
-        if !s.isNull(at: 7), InstanceError(json: decode(s.blob(at: 7))) == nil { problems.append("error is not an error object") }
-        if HookState(rawValue: s.text(at: 20)) == nil { problems.append("hooks '\(s.text(at: 20))' is not a hook state") }
-        if !s.isNull(at: 22), decode(s.blob(at: 22)).objectValue == nil { problems.append("precompleted is not a JSON object") }
-        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 
     static let nodeColumns = """
