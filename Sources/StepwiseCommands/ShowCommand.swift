@@ -40,24 +40,36 @@ public struct ShowCommand: AsyncParsableCommand {
             let engine = opened.engine
             let instance = try await resolveInstanceID(id, on: engine, database: database.db)
             let snapshot: InstanceSnapshot
-            let history: [JournalEntry]
-            let runs: [StepRun]
+            var history: [JournalEntry] = []
+            var runs: [StepRun] = []
             let children: [InstanceID]
             var childStates: [(InstanceID, String, InstanceState)] = []
             snapshot = try await engine.instance(instance)
-            history = try await engine.history(of: instance)
-            runs = try await engine.stepRuns(instanceId: instance)
+            // A damaged history still shows the instance, with the storage error instead of
+            // its timeline (and exit status 2: the database is damaged).
+            var historyError: StepwiseError?
+            do {
+                history = try await engine.history(of: instance)
+                runs = try await engine.stepRuns(instanceId: instance)
+            } catch {
+                historyError = error
+            }
             children = try await engine.childInstances(of: instance)
             for child in children {
                 let s = try await engine.instance(child)
                 childStates.append((child, s.sequenceName, s.state))
             }
+            let unreadable = historyError.map { "error: the timeline is not shown: \($0.message)\n" } ?? ""
+            let status: Int32 = historyError == nil ? 0 : 2
             if json {
                 let report = InstanceReport.json(snapshot, runs: runs, history: history, children: children)
-                output = CommandOutput(standardOutput: JSONWriter.string(report, options: .prettyPrinted) + "\n")
+                output = CommandOutput(
+                    standardOutput: JSONWriter.string(report, options: .prettyPrinted) + "\n", standardError: unreadable, exitCode: status)
             } else {
                 output = CommandOutput(
-                    standardOutput: render(snapshot, history: history, children: childStates, style: style, now: now))
+                    standardOutput: render(
+                        snapshot, history: historyError == nil ? history : nil, children: childStates, style: style, now: now),
+                    standardError: unreadable, exitCode: status)
             }
         } catch {
             output = CommandFailure.output(for: error)
@@ -67,7 +79,7 @@ public struct ShowCommand: AsyncParsableCommand {
     }
 
     private func render(
-        _ s: InstanceSnapshot, history: [JournalEntry], children: [(InstanceID, String, InstanceState)],
+        _ s: InstanceSnapshot, history: [JournalEntry]?, children: [(InstanceID, String, InstanceState)],
         style: TerminalStyle, now: Int64
     ) -> String {
         let db = DatabaseOptions.flag(for: database.db)
@@ -135,9 +147,13 @@ public struct ShowCommand: AsyncParsableCommand {
         out += "\n" + style.bold("timeline") + "\n"
         var renderer = TimelineRenderer(mode: .history, style: style, origin: s.createdAt)
         var lines: [String] = []
-        for entry in history { lines += renderer.lines(for: entry) }
+        for entry in history ?? [] { lines += renderer.lines(for: entry) }
         lines += renderer.finish(now: now)
-        out += lines.isEmpty ? "  (nothing has run yet)\n" : lines.map { $0 + "\n" }.joined()
+        if history == nil {
+            out += "  (not shown: the history cannot be read)\n"
+        } else {
+            out += lines.isEmpty ? "  (nothing has run yet)\n" : lines.map { $0 + "\n" }.joined()
+        }
         out += "\n  data     " + excerpt(.object(s.data), width: 100) + "\n"
         out += "  (full data, outputs, params and answers: stepwise show \(s.id) --json\(db))\n"
         return out

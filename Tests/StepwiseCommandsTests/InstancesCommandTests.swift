@@ -1,5 +1,6 @@
 import ArgumentParser
 import Stepwise
+import StepwiseSQLite
 @testable import StepwiseCommands
 import Testing
 
@@ -36,6 +37,21 @@ struct InstancesCommandTests {
         #expect(report["has_more"] == false)
 
         #expect(throws: (any Error).self) { try InstancesCommand.parse(["--state", "sleeping"]) }
+    }
+
+    /// A damaged history still shows the instance (state, waits, data), with the storage error
+    /// in place of the timeline and status 2.
+    @Test func showWithADamagedHistoryShowsTheRestAndTheError() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(
+            #"{"name": "w", "version": 1, "blocks": [{"type": "step", "id": "ask", "handler": "noop", "wait_for_input": {"prompt": "ok?"}}]}"#,
+            to: "w.json")
+        let id = try #require(CLIWorkspace.instanceID(in: try await workspace.run([file]).standardOutput))
+        try SQLiteConnection(path: workspace.database).execute("UPDATE journal_chunks SET entries = x'ff0102'")
+        let output = try await workspace.show(id)
+        #expect(output.exitCode == 2)
+        #expect(output.standardOutput.contains("waits for input") && output.standardOutput.contains("(not shown: the history cannot be read)"))
+        #expect(output.standardError.contains("error: the timeline is not shown: ") && output.standardError.contains("is damaged"))
     }
 
     @Test func showTellsConcurrentWaitsOfOneStepApart() async throws {
