@@ -98,11 +98,7 @@ extension StepwiseEngine {
                     }
                 }
             } else {
-                pendingBatch.deadLetters.append(
-                    DeadLetter(
-                        id: freshDeadLetterID(), instanceId: record.id, sequenceName: record.sequence.name,
-                        sequenceVersion: record.sequence.version, blockId: nil, handler: nil, error: error, attempts: 0,
-                        failedAt: now))
+                queueDeadLetter(for: record, error: error, handler: nil, attempts: 0)
             }
         }
         damagedInstances = []

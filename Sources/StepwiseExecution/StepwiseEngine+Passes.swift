@@ -81,6 +81,11 @@ extension StepwiseEngine {
             if case .step(let step)? = runtime.block(of: node.id)?.kind { handler = step.handler }
             attempts = node.attempt
         }
+        queueDeadLetter(for: record, error: error, handler: handler, attempts: attempts)
+    }
+
+    /// Adds the dead letter of a failed root instance to the pass being built.
+    func queueDeadLetter(for record: InstanceRecord, error: InstanceError, handler: String?, attempts: Int) {
         pendingBatch.deadLetters.append(
             DeadLetter(
                 id: freshDeadLetterID(), instanceId: record.id, sequenceName: record.sequence.name,
