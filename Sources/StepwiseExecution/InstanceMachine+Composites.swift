@@ -78,11 +78,16 @@ extension InstanceMachine {
     }
 
     mutating func parallelBranchFinished(_ id: NodeID, branch: Int, outcome: ListOutcome, failFast: Bool) {
-        let outcomes = recordBranch(id, branch: branch, outcome: outcome)
-        if failFast, case .failed(let e) = outcome, !record.cancelRequested {
+        var outcomes = recordBranch(id, branch: branch, outcome: outcome)
+        if failFast, case .failed(let e) = outcome {
+            // Structural cancellation: no scope, finally or `cancellable: false` protects the
+            // siblings (§2.8). A parallel that is itself being cancelled settles below.
             cancelOtherBranches(id, except: branch)
-            finish(id, .failed, error: e)
-            return
+            if !isBeingCancelled(id) {
+                finish(id, .failed, error: e)
+                return
+            }
+            outcomes = runtime[id].progress.branchOutcomes
         }
         guard outcomes.allSatisfy({ $0 != nil }) else { return }
         if let failure = earliestFailure(outcomes) {
@@ -97,20 +102,23 @@ extension InstanceMachine {
     mutating func raceBranchFinished(
         _ id: NodeID, branch: Int, outcome: ListOutcome, semantics: RaceBlock.Semantics
     ) {
-        let outcomes = recordBranch(id, branch: branch, outcome: outcome)
-        if !record.cancelRequested {
-            switch outcome {
-            case .completed where !(outcomes[branch]?.wasEmpty ?? false):
-                cancelOtherBranches(id, except: branch)
-                finish(id, .completed)
+        var outcomes = recordBranch(id, branch: branch, outcome: outcome)
+        // The race is decided even while the instance is cancelled: losers are cancelled
+        // structurally, which protection does not stop (§2.8). A race inside protected work
+        // then ends as decided; one that is itself being cancelled settles below (cancelled).
+        var decided: (NodeState, NodeError?)?
+        switch outcome {
+        case .completed where !(outcomes[branch]?.wasEmpty ?? false): decided = (.completed, nil)
+        case .failed(let e) where semantics == .firstToResolve: decided = (.failed, e)
+        default: break
+        }
+        if let decided {
+            cancelOtherBranches(id, except: branch)
+            if !isBeingCancelled(id) {
+                finish(id, decided.0, error: decided.1)
                 return
-            case .failed(let e) where semantics == .firstToResolve:
-                cancelOtherBranches(id, except: branch)
-                finish(id, .failed, error: e)
-                return
-            default:
-                break
             }
+            outcomes = runtime[id].progress.branchOutcomes
         }
         guard outcomes.allSatisfy({ $0 != nil }) else { return }
         if outcomes.contains(where: { $0?.state == .cancelled }) {
@@ -124,6 +132,12 @@ extension InstanceMachine {
         } else {
             finish(id, .completed)
         }
+    }
+
+    /// Whether the instance's cancellation applies to `id`: requested, and `id` is not inside
+    /// protected work (it only waits for protected descendants to settle).
+    func isBeingCancelled(_ id: NodeID) -> Bool {
+        record.cancelRequested && !isProtectedNode(id)
     }
 
     // MARK: loop

@@ -175,7 +175,12 @@ struct InstanceMachine {
         case .completed, .skipped:
             let blocks = listBlocks(parent: parent, list: node.list)
             if record.cancelRequested && !isProtected(listOf: parent, list: node.list) {
-                work.append(.listFinished(parent: parent, list: node.list, iteration: node.iteration, outcome: .cancelled))
+                // Nothing new starts. A race branch that ran to its end still wins: its losers
+                // are cancelled structurally, which protection does not stop (§2.8).
+                var isRace = false
+                if case .race? = runtime.block(of: parent)?.kind { isRace = true }
+                let outcome: ListOutcome = isRace && node.position + 1 == blocks.count ? .completed : .cancelled
+                work.append(.listFinished(parent: parent, list: node.list, iteration: node.iteration, outcome: outcome))
             } else if node.position + 1 < blocks.count {
                 let next = runtime.addNode(
                     parent: parent, blockIndex: blocks[node.position + 1], list: node.list, position: node.position + 1,
