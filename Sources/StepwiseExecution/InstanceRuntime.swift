@@ -39,11 +39,11 @@ final class InstanceRuntime {
     /// An instance restored from storage.
     ///
     /// - Throws: ``StepwiseError`` `storage` naming the instance and the node when the stored
-    ///   tree is not one the engine can have written (see ``treeDamage(_:program:)``): a damaged
+    ///   tree is not one the engine can have written (see ``treeDamage(_:program:createdNodes:)``): a damaged
     ///   file, refused before any lookup in it goes out of range. Nothing else.
     init(record: InstanceRecord, program: SequenceProgram, nodes: [Node]) throws(StepwiseError) {
         let sorted = nodes.sorted { $0.id < $1.id }
-        if let damage = Self.treeDamage(sorted, program: program) {
+        if let damage = Self.treeDamage(sorted, program: program, createdNodes: record.nextNodeID) {
             throw StepwiseError(
                 .storage, "the stored execution tree of instance \(record.id) is damaged: \(damage)",
                 context: ["instance_id": .string(record.id.rawValue)])
@@ -59,9 +59,11 @@ final class InstanceRuntime {
     }
 
     /// What makes a stored tree (nodes sorted by id) one the engine cannot have written, or
-    /// `nil`: ids are 0, 1, 2, …; node 0 is the root; every other node's parent comes before it
-    /// and the node is the block at its list and position in its parent's block.
-    static func treeDamage(_ nodes: [Node], program: SequenceProgram) -> String? {
+    /// `nil`: ids are 0, 1, 2, …, as many as the instance row says were created (nodes are
+    /// never deleted, so a lost row is found even when it was the last); node 0 is the root;
+    /// every other node's parent comes before it and the node is the block at its list and
+    /// position in its parent's block.
+    static func treeDamage(_ nodes: [Node], program: SequenceProgram, createdNodes: Int) -> String? {
         guard let root = nodes.first else { return "it has no nodes" }
         guard root.id == .root, root.parent == nil, root.blockIndex == SequenceProgram.rootIndex else {
             return "node \(root.id.rawValue) is not the root"
@@ -80,6 +82,7 @@ final class InstanceRuntime {
                     + "its parent in sequence \(program.key.name) v\(program.key.version)"
             }
         }
+        if nodes.count < createdNodes { return "node \(nodes.count) is missing (the instance created \(createdNodes))" }
         return nil
     }
 

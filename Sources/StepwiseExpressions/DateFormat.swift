@@ -4,7 +4,7 @@
 struct DateFormat: Sendable {
     enum Piece: Sendable {
         case text(String)
-        case conversion(Character, unpadded: Bool)
+        case conversion(Unicode.Scalar, unpadded: Bool)
         case colonOffset
     }
 
@@ -15,7 +15,7 @@ struct DateFormat: Sendable {
         "November", "December",
     ]
     static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
-    private static let conversions: Set<Character> = [
+    private static let conversions: Set<Unicode.Scalar> = [
         "Y", "C", "y", "m", "b", "B", "h", "d", "e", "j", "a", "A", "u", "w", "H", "I", "M", "S", "p", "z", "F", "T",
         "D", "R", "%",
     ]
@@ -27,10 +27,12 @@ struct DateFormat: Sendable {
     init(_ text: String) throws(EvaluationFailure) {
         var pieces: [Piece] = []
         var literal = ""
-        var chars = Array(text)[...]
+        // By Unicode scalar, not by character: a combining mark after a conversion is text of
+        // its own (`%d\u{301}`), and `%` followed by one is not a conversion.
+        var chars = Array(text.unicodeScalars)[...]
         while let c = chars.popFirst() {
             guard c == "%" else {
-                literal.append(c)
+                literal.unicodeScalars.append(c)
                 continue
             }
             var spec = "%"
@@ -43,11 +45,11 @@ struct DateFormat: Sendable {
             guard let conversion = chars.popFirst() else {
                 throw EvaluationFailure(message: "format_date: unsupported conversion '\(spec)' at the end of the format")
             }
-            spec.append(conversion)
+            spec.unicodeScalars.append(conversion)
             if conversion == ":" {
                 guard chars.first == "z" else {
                     throw EvaluationFailure(
-                        message: "format_date: unsupported conversion '\(spec)\(chars.first.map(String.init) ?? "")'")
+                        message: "format_date: unsupported conversion '\(spec)\(chars.first.map { String(Character($0)) } ?? "")'")
                 }
                 chars.removeFirst()
                 if !literal.isEmpty { pieces.append(.text(literal)); literal = "" }
@@ -94,7 +96,7 @@ struct DateFormat: Sendable {
         return sign + CivilTime.padded(m / 60, 2) + (colon ? ":" : "") + CivilTime.padded(m % 60, 2)
     }
 
-    private static func convert(_ c: Character, unpadded u: Bool, _ t: CivilTime) -> String {
+    private static func convert(_ c: Unicode.Scalar, unpadded u: Bool, _ t: CivilTime) -> String {
         switch c {
         case "Y": return number(t.year, 4, u)
         case "C": return number(floorDivide(t.year, 100), 2, u)

@@ -62,18 +62,37 @@ public struct Expression: Sendable {
         return Expression(source: text, warnings: warnings, root: ExpressionCompiler.compile(syntax))
     }
 
-    /// The Unicode scalars of `text`; ASCII text (nearly every condition) is widened byte by
-    /// byte instead of being decoded.
-    /// Whether `scalars` hold `{{` or `}}`.
+    /// Whether `scalars` hold `{{` or `}}` outside string literals (`{{ s == '}}' }}` is one
+    /// `{{ … }}`).
     private static func containsBraces(_ scalars: ArraySlice<Unicode.Scalar>) -> Bool {
         var previous: Unicode.Scalar?
+        var quote: Unicode.Scalar?
+        var escaped = false
         for c in scalars {
+            if let q = quote {
+                if escaped {
+                    escaped = false
+                } else if c == "\\" {
+                    escaped = true
+                } else if c == q {
+                    quote = nil
+                }
+                previous = nil
+                continue
+            }
+            if c == "'" || c == "\"" {
+                quote = c
+                previous = nil
+                continue
+            }
             if (c == "{" || c == "}") && previous == c { return true }
             previous = c
         }
         return false
     }
 
+    /// The Unicode scalars of `text`; ASCII text (nearly every condition) is widened byte by
+    /// byte instead of being decoded.
     static func unicodeScalars(of text: String) -> [Unicode.Scalar] {
         var text = text
         let ascii: [Unicode.Scalar]? = text.withUTF8 { bytes in

@@ -35,10 +35,15 @@ enum ExpressionCompiler {
             return OrNode(terms.map(compile))
         case .conditional(let c, let a, let b):
             return ConditionalNode(condition: compile(c), whenTrue: compile(a), whenFalse: compile(b))
-        case .index(let base, let subscriptSyntax):
-            return IndexNode(base: compile(base), subscript: compile(subscriptSyntax))
-        case .member(let base, let segments):
-            return MemberNode(base: compile(base), segments: segments)
+        case .postfix(let base, let accesses):
+            return PostfixChainNode(
+                base: compile(base),
+                accesses: accesses.map { access in
+                    switch access {
+                    case .index(let e): .index(compile(e))
+                    case .member(let segments): .member(segments)
+                    }
+                })
         }
     }
 

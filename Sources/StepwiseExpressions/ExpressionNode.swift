@@ -78,20 +78,39 @@ final class ListNode: ExpressionNode, @unchecked Sendable {
     }
 }
 
-/// Postfix `a[e]`: an array with an integral in-range number, or an object with a string.
-final class IndexNode: ExpressionNode, @unchecked Sendable {
-    let base: ExpressionNode
-    let subscriptNode: ExpressionNode
+/// A postfix chain `base[e].a.b[f]…`: the accesses are applied in a loop, so a chain of any
+/// length (within the 16 KiB text limit) costs no stack per access. Each access is one node
+/// evaluated (one unit); `[e]` takes an element of an array by an integral in-range number or
+/// a member of an object by a string, anything else is null.
+final class PostfixChainNode: ExpressionNode, @unchecked Sendable {
+    enum Access {
+        case index(ExpressionNode)
+        case member([PathSegment])
+    }
 
-    init(base: ExpressionNode, subscript subscriptNode: ExpressionNode) {
+    let base: ExpressionNode
+    let accesses: [Access]
+
+    init(base: ExpressionNode, accesses: [Access]) {
         self.base = base
-        self.subscriptNode = subscriptNode
+        self.accesses = accesses
     }
 
     override func evaluate(_ scope: EvaluationScope, _ budget: inout CostBudget) throws(EvaluationFailure) -> JSONValue {
-        try budget.charge(1)
-        let container = try base.evaluate(scope, &budget)
-        let key = try subscriptNode.evaluate(scope, &budget)
+        try budget.charge(accesses.count)
+        var value = try base.evaluate(scope, &budget)
+        for access in accesses {
+            switch access {
+            case .index(let subscriptNode):
+                value = Self.element(of: value, at: try subscriptNode.evaluate(scope, &budget))
+            case .member(let segments):
+                value = ValuePath.navigate(value, segments)
+            }
+        }
+        return value
+    }
+
+    static func element(of container: JSONValue, at key: JSONValue) -> JSONValue {
         switch (container, key) {
         case (.array(let a), .integer(let i)):
             guard i >= 0, i < Int64(a.count) else { return .null }
@@ -104,23 +123,6 @@ final class IndexNode: ExpressionNode, @unchecked Sendable {
         default:
             return .null
         }
-    }
-}
-
-/// Postfix `.a.b` after `)` or `]`.
-final class MemberNode: ExpressionNode, @unchecked Sendable {
-    let base: ExpressionNode
-    let segments: [PathSegment]
-
-    init(base: ExpressionNode, segments: [PathSegment]) {
-        self.base = base
-        self.segments = segments
-    }
-
-    override func evaluate(_ scope: EvaluationScope, _ budget: inout CostBudget) throws(EvaluationFailure) -> JSONValue {
-        try budget.charge(1)
-        let value = try base.evaluate(scope, &budget)
-        return ValuePath.navigate(value, segments)
     }
 }
 

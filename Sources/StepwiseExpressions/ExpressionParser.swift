@@ -188,7 +188,8 @@ struct ExpressionParser {
     }
 
     private mutating func parsePostfix(depth: Int) throws(ExpressionError) -> ExpressionSyntax {
-        var base = try parsePrimary(depth: depth)
+        let base = try parsePrimary(depth: depth)
+        var accesses: [ExpressionSyntax.PostfixAccess] = []
         while true {
             if isPunctuation(.openBracket) {
                 let open = advance()
@@ -196,12 +197,12 @@ struct ExpressionParser {
                 let subscriptExpression = try parseTernary(depth: level)
                 guard isPunctuation(.closeBracket) else { throw missing("]") }
                 advance()
-                base = .index(base, subscriptExpression)
+                accesses.append(.index(subscriptExpression))
             } else if case .member(let text) = current.kind {
                 advance()
-                base = .member(base, text.split(separator: ".").map { PathSegment(String($0)) })
+                accesses.append(.member(text.split(separator: ".").map { PathSegment(String($0)) }))
             } else {
-                return base
+                return accesses.isEmpty ? base : .postfix(base, accesses)
             }
         }
     }

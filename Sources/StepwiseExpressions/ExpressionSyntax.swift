@@ -31,6 +31,15 @@ indirect enum ExpressionSyntax: Sendable {
     case and([ExpressionSyntax])
     case or([ExpressionSyntax])
     case conditional(ExpressionSyntax, ExpressionSyntax, ExpressionSyntax)
-    case index(ExpressionSyntax, ExpressionSyntax)
-    case member(ExpressionSyntax, [PathSegment])
+    /// A base followed by `[e]` and `.a.b` accesses, in order: one flat list however long the
+    /// chain, so compiling and evaluating it never recurses once per access.
+    case postfix(ExpressionSyntax, [PostfixAccess])
+
+    /// One access of a postfix chain.
+    enum PostfixAccess: Sendable {
+        /// `[e]`.
+        case index(ExpressionSyntax)
+        /// `.a.b` after `)` or `]`.
+        case member([PathSegment])
+    }
 }

@@ -231,11 +231,8 @@ enum FunctionLibrary {
         let ra = rank(a), rb = rank(b)
         if ra != rb { return ra < rb ? -1 : 1 }
         switch (a, b) {
-        case (.integer(let x), .integer(let y)):
-            return x < y ? -1 : (x == y ? 0 : 1)
         case (.integer, _), (.double, _):
-            let x = a.numberValue!, y = b.numberValue!
-            return x < y ? -1 : (x == y ? 0 : 1)
+            return ValueSemantics.compareNumbers(a, b)
         case (.string(let x), .string(let y)):
             return ValueSemantics.compareBytes(x, y)
         default:

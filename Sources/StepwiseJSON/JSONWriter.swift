@@ -16,7 +16,8 @@ public enum JSONWriter {
         public init(rawValue: Int) { self.rawValue = rawValue }
         /// Object keys sorted by their UTF-8 bytes (canonical output).
         public static let sortedKeys = Options(rawValue: 1)
-        /// Doubles with no fractional part (below 2⁵³) written as integers (`1.0` → `1`).
+        /// Doubles with no fractional part below 10²¹ written as integers (`1.0` → `1`, `1e16` →
+        /// `10000000000000000`), the shortest digits padded with zeros past 2⁵³.
         public static let integralDoublesAsIntegers = Options(rawValue: 2)
         /// Indented with two spaces, `": "` between key and value.
         public static let prettyPrinted = Options(rawValue: 4)
@@ -230,7 +231,38 @@ public enum JSONWriter {
             appendInteger(i, to: &out)
             return
         }
-        out.append(contentsOf: d.description.utf8)
+        let text = d.description
+        if integralAsInteger, abs(d) < 1e21, d.rounded(.towardZero) == d {
+            appendWithoutExponent(text, to: &out)
+            return
+        }
+        out.append(contentsOf: text.utf8)
+    }
+
+    /// Writes a large integral double's shortest digits without fraction or exponent, padded
+    /// with zeros (`1e+16` → `10000000000000000`, `1.2345678901234567e+19` →
+    /// `12345678901234567000`), as JavaScript writes numbers below 10²¹.
+    private static func appendWithoutExponent(_ text: String, to out: inout [UInt8]) {
+        let utf8 = Array(text.utf8)
+        guard let e = utf8.firstIndex(of: UInt8(ascii: "e")), let exponent = Int(String(decoding: utf8[(e + 1)...], as: UTF8.self))
+        else {
+            // No exponent ("12345678901234567.0"): the integer part.
+            out.append(contentsOf: utf8.prefix { $0 != UInt8(ascii: ".") })
+            return
+        }
+        var mantissa = utf8[..<e]
+        if mantissa.first == UInt8(ascii: "-") {
+            out.append(UInt8(ascii: "-"))
+            mantissa = mantissa.dropFirst()
+        }
+        let point = mantissa.firstIndex(of: UInt8(ascii: ".")) ?? mantissa.endIndex
+        var digits = Array(mantissa[..<point])
+        if point < mantissa.endIndex { digits += mantissa[(point + 1)...] }
+        let integerDigits = (point - mantissa.startIndex) + exponent
+        // Integral, so the digits never run past the integer part; a trailing ".0" is dropped.
+        while digits.count > integerDigits, digits.last == UInt8(ascii: "0") { digits.removeLast() }
+        out.append(contentsOf: digits.prefix(integerDigits))
+        if integerDigits > digits.count { out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: integerDigits - digits.count)) }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -72,8 +72,12 @@ struct JSONWriterTests {
         Named("-0.0", (-0.0, "0")),
         Named("1.5 unchanged", (1.5, "1.5")),
         Named("2^53 - 1", (9_007_199_254_740_991, "9007199254740991")),
-        Named("2^53 stays a double", (9_007_199_254_740_992, "9007199254740992.0")),
+        Named("2^53", (9_007_199_254_740_992, "9007199254740992")),
+        Named("1e16, shortest digits padded", (1e16, "10000000000000000")),
+        Named("-1.2345678901234567e19, shortest digits padded", (-1.2345678901234567e19, "-12345678901234567000")),
+        Named("1e21 keeps its exponent", (1e21, "1e+21")),
         Named("1e300 stays a double", (1e300, "1e+300")),
+        Named("2^53 + 0.5e0 stays integral", (9_007_199_254_740_993.5, "9007199254740994")),
         Named("tiny stays a double", (.leastNonzeroMagnitude, "5e-324")),
     ]
 
