@@ -93,6 +93,8 @@ final class OpenedDatabase {
                 "no database at \(path)", exitCode: 2,
                 hint: "Start an instance with `stepwise run FILE.json` first, or pass --db PATH.")
         }
+        // A file that cannot be ours is refused before a lock file is created beside it.
+        if let refusal = SQLiteExecutionStore.foreignFileError(path) { throw CommandFailure(refusal.message, exitCode: 2) }
         let lock = exclusive ? try DatabaseLock.acquire(for: path) : nil
         do {
             let store = try SQLiteExecutionStore(path: path, durability: configuration.durability)
@@ -105,6 +107,7 @@ final class OpenedDatabase {
             let engine = try StepwiseEngine(store: store, configuration: configuration, syncChannel: syncChannel)
             return OpenedDatabase(engine: engine, path: path, storedHandlerNames: names, lock: lock)
         } catch {
+            lock?.release(removingCreatedFile: true)
             throw CommandFailure(error.message, exitCode: 2)
         }
     }
@@ -161,14 +164,22 @@ final class OpenedDatabase {
 /// An advisory lock (`flock`) on `<database>.lock`, held while a command runs an engine.
 final class DatabaseLock: Sendable {
     private let descriptor: Int32
+    private let path: String
+    /// Whether acquiring the lock created the lock file.
+    private let createdFile: Bool
 
-    private init(descriptor: Int32) { self.descriptor = descriptor }
+    private init(descriptor: Int32, path: String, createdFile: Bool) {
+        self.descriptor = descriptor
+        self.path = path
+        self.createdFile = createdFile
+    }
 
     /// Takes the lock without waiting.
     ///
     /// - Throws: ``CommandFailure`` (exit 2) when another process holds it.
     static func acquire(for databasePath: String) throws(CommandFailure) -> DatabaseLock {
         let lockPath = databasePath + ".lock"
+        let existed = access(lockPath, F_OK) == 0
         let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw CommandFailure("cannot create \(lockPath): \(String(cString: strerror(errno)))", exitCode: 2)
@@ -179,11 +190,16 @@ final class DatabaseLock: Sendable {
                 "\(databasePath) is in use by another stepwise command", exitCode: 2,
                 hint: "Stop it first (Ctrl-C), or pass another --db PATH.")
         }
-        return DatabaseLock(descriptor: fd)
+        return DatabaseLock(descriptor: fd, path: lockPath, createdFile: !existed)
     }
 
-    /// Releases the lock (idempotent through `close`).
-    func release() {
+    /// Releases the lock.
+    ///
+    /// - Parameter removingCreatedFile: also delete the lock file if acquiring created it (the
+    ///   database was refused: nothing of ours is left beside it).
+    func release(removingCreatedFile: Bool = false) {
+        // Deleted while still held, so no other process can have locked this file meanwhile.
+        if removingCreatedFile && createdFile { unlink(path) }
         _ = flock(descriptor, LOCK_UN)
         close(descriptor)
     }
@@ -197,6 +213,9 @@ func resolveInstanceID(_ text: String, on engine: StepwiseEngine, database: Stri
 {
     let hint = "List them with `stepwise instances\(DatabaseOptions.flag(for: database))`."
     if let id = InstanceID(rawValue: text) { return id }
+    guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw CommandFailure("the instance id is empty", exitCode: 2, hint: hint)
+    }
     let prefix = text.lowercased()
     // Anything that cannot begin an id (not hexadecimal) names no instance: "no such instance"
     // (exit 1), as an unknown full id is.

@@ -37,8 +37,14 @@ enum InputFiles {
     ///
     /// - Throws: a message naming the file when it cannot be read.
     static func read(_ path: String) throws(InputError) -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw InputError(message: "cannot read \(path): no such file")
+        }
+        if isDirectory.boolValue { throw InputError(message: "cannot read \(path): it is a folder, not a file") }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError(message: "cannot read \(path)")
+            let reason = FileManager.default.isReadableFile(atPath: path) ? "it is not a regular file" : "permission denied"
+            throw InputError(message: "cannot read \(path): \(reason)")
         }
         return [UInt8](data)
     }

@@ -70,17 +70,21 @@ public struct InstancesCommand: AsyncParsableCommand {
         } catch {
             return CommandFailure(error.message, exitCode: 2).output
         }
-        if let parent {
-            guard let id = InstanceID(rawValue: parent) else {
-                return CommandFailure("--parent '\(parent)' is not an instance id", exitCode: 2).output
-            }
-            filter.parent = id
-        }
         let opened: OpenedDatabase
         do {
             opened = try OpenedDatabase.open(database.db, mustExist: true, exclusive: false)
         } catch {
             return error.output
+        }
+        // A reader: another command's engine may own the file (it takes no lock, writes nothing).
+        await opened.engine.serveReadsOnly()
+        if let parent {
+            // Shortened like every other id; one that names no instance is refused as `show` refuses it.
+            do {
+                filter.parent = try await resolveInstanceID(parent, on: opened.engine, database: database.db)
+            } catch {
+                return error.output
+            }
         }
         let page: Page<InstanceSummary>
         do {
@@ -100,7 +104,10 @@ public struct InstancesCommand: AsyncParsableCommand {
             return CommandOutput(standardOutput: JSONWriter.string(report, options: .prettyPrinted) + "\n")
         }
         guard !page.items.isEmpty else {
-            let filtered = !filter.states.isEmpty || sequence != nil
+            if let parent = filter.parent {
+                return CommandOutput(standardOutput: "instance \(parent) has no child instances" + (filter.states.isEmpty && sequence == nil ? "" : " that match") + "\n")
+            }
+            let filtered = !filter.states.isEmpty || sequence != nil || after != nil
             return CommandOutput(
                 standardOutput: filtered
                     ? "no instances match\n"

@@ -19,7 +19,13 @@ final class InterruptSignal {
         signal(SIGINT, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         source.setEventHandler {
-            if input.interrupt() > 1 { _exit(130) }
+            if input.interrupt() > 1 {
+                // Every transition is committed: quitting loses nothing; say how to go on.
+                let notice = console.quitNotice.map { "; \($0)" } ?? ""
+                let text = "\nquit at once: nothing is lost\(notice)\n"
+                _ = text.utf8CString.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count - 1) }
+                _exit(130)
+            }
             console.error("\nstopping… (waiting for running handlers; Ctrl-C again quits at once)")
         }
         source.resume()

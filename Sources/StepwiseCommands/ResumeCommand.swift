@@ -72,6 +72,8 @@ public struct ResumeCommand: AsyncParsableCommand {
             console.line(
                 console.style.bold("↻ resuming \(snapshot.sequenceName) v\(snapshot.sequenceVersion)")
                     + " · instance \(instance) (\(snapshot.state)) · database \(database.db)")
+            console.quitNotice = "continue with: stepwise resume \(instance)\(DatabaseOptions.flag(for: database.db))"
+                + (handlersFile.map { " --handlers \(shellQuoted($0))" } ?? "")
             var session = RunSession(
                 engine: engine, root: instance, console: console, answers: book, input: terminal, canAsk: canAsk,
                 notes: setup.notes)

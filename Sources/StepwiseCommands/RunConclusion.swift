@@ -67,7 +67,12 @@ enum RunConclusion {
                 console.line(
                     style.yellow("⏸ stopped:") + " instance \(s.id) is \(s.state) and nothing here can move it on:")
                 for reason in s.waitingReasons { console.line("  - \(reason)") }
-                console.line("  continue later with: stepwise resume \(s.id)\(resumeFlags)")
+                if s.state == .paused {
+                    console.line("  it runs again after: stepwise signal \(s.id) resume\(databaseFlag)")
+                    console.line("  then continue with:  stepwise resume \(s.id)\(resumeFlags)")
+                } else {
+                    console.line("  continue later with: stepwise resume \(s.id)\(resumeFlags)")
+                }
             }
         case .interrupted(let s):
             snapshot = s

@@ -16,6 +16,7 @@ final class RunConsole: Sendable {
         var timeline = ""
         var errors = ""
         var hasStatusLine = false
+        var quitNotice: String?
     }
 
     /// Whether the timeline goes to standard error (standard output holds JSON).
@@ -52,6 +53,12 @@ final class RunConsole: Sendable {
 
     /// Writes an error or notice line to standard error.
     func error(_ text: String) { write(text + "\n", toErrors: true) }
+
+    /// What a second Ctrl-C prints before the process quits at once (how to continue).
+    var quitNotice: String? {
+        get { state.withLock { $0.quitNotice } }
+        set { state.withLock { $0.quitNotice = newValue } }
+    }
 
     /// Shows (or clears, with `nil`) the transient progress line.
     func status(_ text: String?) {

@@ -43,6 +43,9 @@ struct RunSession {
     private var renderer: TimelineRenderer?
     private var indents: [InstanceID: String] = [:]
     private var cursors: [InstanceID: Int64] = [:]
+    /// Instances whose stored history cannot be read (a damaged journal chunk): their timeline
+    /// stops with a warning; the run goes on.
+    private var unreadableHistories: Set<InstanceID> = []
 
     init(
         engine: StepwiseEngine, root: InstanceID, console: RunConsole, answers: AnswerBook, input: TerminalInput,
@@ -105,7 +108,7 @@ struct RunSession {
     private mutating func skipPastEntries() async throws(StepwiseError) {
         try await discoverChildren()
         for id in indents.keys {
-            let entries = try await engine.history(of: id)
+            let entries = try await readableHistory(of: id)
             for entry in entries { _ = renderer?.lines(for: entry) }
             if let last = entries.last { cursors[id] = last.sequence }
         }
@@ -169,7 +172,7 @@ struct RunSession {
         var fresh: [JournalEntry] = []
         for id in indents.keys {
             let cursor = cursors[id] ?? -1
-            let entries = try await engine.history(of: id).filter { $0.sequence > cursor }
+            let entries = try await readableHistory(of: id).filter { $0.sequence > cursor }
             if let last = entries.last { cursors[id] = last.sequence }
             fresh += entries
         }
@@ -181,6 +184,20 @@ struct RunSession {
         let lines = current.lines(for: batch, indent: { indents[$0] ?? "" })
         renderer = current
         for line in lines { console.line(line) }
+    }
+
+    /// The history of `id`, or nothing once it cannot be read: a damaged journal is reported
+    /// once (the timeline of that instance stops there) and does not stop the run, which only
+    /// needs the instance's state and waits.
+    private mutating func readableHistory(of id: InstanceID) async throws(StepwiseError) -> [JournalEntry] {
+        guard !unreadableHistories.contains(id) else { return [] }
+        do {
+            return try await engine.history(of: id)
+        } catch where error.code == .storage {
+            unreadableHistories.insert(id)
+            console.error("warning: the timeline of instance \(id) is not shown from here on: \(error.message)")
+            return []
+        }
     }
 
     /// Answers one open wait from the book, else at the terminal.

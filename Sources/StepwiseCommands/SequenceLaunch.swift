@@ -92,6 +92,8 @@ struct SequenceLaunch {
         console.line(
             console.style.bold("▶ \(compiled.name) v\(compiled.version)")
                 + " · instance \(id) · database \(databasePath)")
+        console.quitNotice = "continue with: stepwise resume \(id)\(DatabaseOptions.flag(for: databasePath))"
+            + (handlersFile.map { " --handlers \(shellQuoted($0))" } ?? "")
         var session = RunSession(
             engine: engine, root: id, console: console, answers: answers, input: terminal, canAsk: canAsk,
             notes: setup.notes)

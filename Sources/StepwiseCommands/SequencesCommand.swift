@@ -48,6 +48,8 @@ public struct SequencesCommand: AsyncParsableCommand {
         } catch {
             return error.output
         }
+        // A reader: another command's engine may own the file (it takes no lock, writes nothing).
+        await opened.engine.serveReadsOnly()
         let rows: [Row]
         do {
             rows = try await Self.rows(on: opened.engine, name: name)

@@ -35,6 +35,8 @@ public struct ShowCommand: AsyncParsableCommand {
         } catch {
             return error.output
         }
+        // A reader: another command's engine may own the file (it takes no lock, writes nothing).
+        await opened.engine.serveReadsOnly()
         let output: CommandOutput
         do {
             let engine = opened.engine
@@ -119,6 +121,7 @@ public struct ShowCommand: AsyncParsableCommand {
                 }
             }
             for reason in reasons { out += "  - \(reason)\n" }
+            if s.state == .paused { out += "  it runs again after: stepwise signal \(s.id) resume\(db)\n" }
         }
         if !s.waits.isEmpty {
             out += "\n" + style.bold("open waits") + "\n"

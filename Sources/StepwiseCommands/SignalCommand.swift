@@ -46,14 +46,28 @@ public struct SignalCommand: AsyncParsableCommand {
                 return CommandFailure("--payload is not valid JSON: \(error)", exitCode: 2).output
             }
         }
+        // Arguments the engine would refuse whatever the instance: unusable input (status 2).
+        let known = ["pause", "resume", "cancel", "update_context"]
+        guard known.contains(type) || (type.hasPrefix("human_input:") && type.count > "human_input:".count) else {
+            return CommandFailure(
+                "unknown signal type '\(type)'", exitCode: 2,
+                hint: "Signals: pause, resume, cancel, update_context (with --payload '{\"data\": {…}}'), human_input:STEP.").output
+        }
+        if type == "update_context", payloadValue["data"]?.objectValue == nil {
+            return CommandFailure("update_context needs --payload '{\"data\": {…}}' (an object under \"data\")", exitCode: 2).output
+        }
         return await OpenedDatabase.changeInstance(id, in: database.db) { engine, instance in
             try await engine.sendSignal(instanceId: instance, type: type, payload: payloadValue)
             let after = try? await engine.instance(instance)
             var text = "signalled: \(type) to instance \(instance)"
             if let after { text += " (now \(after.state))" }
             text += "\n"
-            if let after, !after.state.isTerminal || after.hooksRunning {
-                text += "it moves on when an engine runs it: stepwise resume \(instance)\(DatabaseOptions.flag(for: database.db))\n"
+            let flag = DatabaseOptions.flag(for: database.db)
+            if let after, after.state == .paused {
+                // `resume` runs an engine; a paused instance waits for the resume signal first.
+                text += "it stays paused until: stepwise signal \(instance) resume\(flag)\n"
+            } else if let after, !after.state.isTerminal || after.hooksRunning {
+                text += "it moves on when an engine runs it: stepwise resume \(instance)\(flag)\n"
             }
             return text
         }

@@ -104,8 +104,15 @@ public struct SyncCommand: AsyncParsableCommand {
         }
         let warnings = result.warnings.map { "warning: \($0)\n" }.joined()
         if let error = result.error {
+            var hint = ""
+            if [401, 403].contains(result.httpStatus ?? 0) || error.contains("HTTP 401") || error.contains("HTTP 403") {
+                hint = apiKey.isEmpty
+                    ? "the server wants an API key: pass it with --api-key KEY (`stepwise serve` prints the one it accepts)\n"
+                    : "the server refused the API key given with --api-key\n"
+            }
             return CommandOutput(
-                standardError: warnings + "error: sync failed: \(error)\nnothing was lost: the outbox is sent again by the next sync\n",
+                standardError: warnings + "error: sync failed: \(error)\n" + hint
+                    + "nothing was lost: the outbox is sent again by the next sync\n",
                 exitCode: 1)
         }
         var text = "synced as device \(device): \(result.requests) request\(result.requests == 1 ? "" : "s"), "

@@ -619,8 +619,14 @@ extension InstanceMachine {
     static func stepNotWaiting(_ stepID: String, of runtime: InstanceRuntime) -> StepwiseError {
         let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue == stepID }
         let state = latest?.state.rawValue ?? "pending"
+        // A step id the sequence does not have is said so, not shown as a step yet to run.
+        let known = runtime.program.blocks.contains { block in
+            if case .step = block.kind { return block.id.rawValue == stepID }
+            return false
+        }
+        let why = known || latest != nil ? "state: \(state)" : "\(runtime.program.key.name) v\(runtime.program.key.version) has no step '\(stepID)'"
         return StepwiseError(
-            .invalidState, "step '\(stepID)' of instance \(runtime.id) is not waiting (state: \(state))",
+            .invalidState, "step '\(stepID)' of instance \(runtime.id) is not waiting (\(why))",
             context: [
                 "instance_id": .string(runtime.id.rawValue), "step_id": .string(stepID), "state": .string(state),
                 "instance_state": .string(runtime.record.state.rawValue),

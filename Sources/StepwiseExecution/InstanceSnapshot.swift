@@ -83,18 +83,40 @@ extension StepwiseEngine {
         if let live = live[id] {
             runtime = live
         } else if let loaded = try store.loadInstance(id) {
-            let program = try program(for: loaded.0.sequence)
-            // A damaged stored tree (the instance was failed for it at open) still shows the
-            // instance's state, data and error, without its steps.
-            runtime = (try? InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1))
-                ?? InstanceRuntime(record: loaded.0, program: program)
+            // A damaged stored tree, or a stored sequence that no longer loads (the instance
+            // was failed for it at open), still shows the instance's state, data and error,
+            // without its steps.
+            let program: SequenceProgram
+            do {
+                program = try self.program(for: loaded.0.sequence)
+            } catch {
+                let runtime = InstanceRuntime(record: loaded.0, program: Self.placeholderProgram(loaded.0.sequence))
+                return snapshot(of: runtime, unexplained: loaded.0.state.isTerminal ? nil : error.message)
+            }
+            do {
+                runtime = try InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
+            } catch {
+                let runtime = InstanceRuntime(record: loaded.0, program: program)
+                return snapshot(of: runtime, unexplained: loaded.0.state.isTerminal ? nil : error.message)
+            }
         } else {
             throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])
         }
         return snapshot(of: runtime)
     }
 
-    func snapshot(of runtime: InstanceRuntime) -> InstanceSnapshot {
+    /// A program without blocks for `key`: what a snapshot of an instance uses when its stored
+    /// sequence cannot be loaded.
+    static func placeholderProgram(_ key: SequenceKey) -> SequenceProgram {
+        SequenceProgram(
+            CompiledSequence(
+                name: key.name, version: key.version, isDeprecated: false, blocks: [], onFailure: nil, onCancel: nil,
+                envelope: [:], sourceBytes: [], handlerNames: [], blockCount: 0))
+    }
+
+    /// - Parameter unexplained: why the instance cannot be looked into (its stored tree or
+    ///   sequence is damaged): the reason it is not running.
+    func snapshot(of runtime: InstanceRuntime, unexplained: String? = nil) -> InstanceSnapshot {
         let record = runtime.record
         var waits: [PendingStep] = []
         var reasons: [String] = []
@@ -145,6 +167,7 @@ extension StepwiseEngine {
             }
         }
         if record.isPaused { reasons.insert("instance is paused", at: 0) }
+        if let unexplained { reasons.append(unexplained) }
         return InstanceSnapshot(
             id: record.id, sequenceName: record.sequence.name, sequenceVersion: record.sequence.version,
             state: record.state, data: record.data, config: record.config, outputs: record.outputs,

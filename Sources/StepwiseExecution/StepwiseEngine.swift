@@ -90,6 +90,8 @@ public actor StepwiseEngine {
     /// Shut down or dropped as by a crash: the store is closed to this engine.
     var isClosed: Bool { isShutdown || isCrashed }
     var isRunning = false
+    /// Set by ``serveReadsOnly()``.
+    var readsOnly = false
     /// Set by `pause()` until `resume()`: a handler result arriving meanwhile is recorded at
     /// once (SEMANTICS §6.4 "later results are still recorded"), nothing being dispatched.
     var isPausedByHost = false
@@ -674,8 +676,13 @@ public actor StepwiseEngine {
     package func checkOpen() throws(StepwiseError) {
         if isClosed { throw StepwiseError(.shutdown, "the engine was shut down") }
         // Only from a call made with nothing pending (not from inside a pass).
-        if lastHousekeeping == nil && touched.isEmpty && pendingJournal.isEmpty { housekeepingAtOpen() }
+        if lastHousekeeping == nil && !readsOnly && touched.isEmpty && pendingJournal.isEmpty { housekeepingAtOpen() }
     }
+
+    /// Makes this engine a reader: it serves queries and writes nothing of its own (no GC, no
+    /// failing of damaged instances at open), for tools that look at a database another
+    /// engine may be running. Its queries still see the other engine's committed changes.
+    package func serveReadsOnly() { readsOnly = true }
 
     /// GC at open (SEMANTICS §6.1, §2.16), done before the first call is served: the actor's
     /// synchronous init cannot run transitions, and no caller can observe the engine earlier.

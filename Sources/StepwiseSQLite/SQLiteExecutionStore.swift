@@ -115,13 +115,15 @@ public final class SQLiteExecutionStore: ExecutionStore {
         }
     }
 
-    /// The error for a database file this process may not write.
     /// Why the file at `path` cannot be a Stepwise database, or nil: it is not a regular file
     /// (a directory, a device), or it is an SQLite database with tables but no Stepwise schema
     /// version (`user_version` 0; a new Stepwise file has no tables yet). A missing or empty file
     /// is fine (it is created), and a file that is not SQLite at all is left to SQLite's own
-    /// "not a database" error.
-    static func foreignFileError(_ path: String) -> StepwiseError? {
+    /// "not a database" error. Opening the store makes this check first; a tool can make it
+    /// before it creates anything beside the file (a lock file).
+    ///
+    /// Reads at most the file's first 100 bytes; never throws.
+    public static func foreignFileError(_ path: String) -> StepwiseError? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -143,6 +145,7 @@ public final class SQLiteExecutionStore: ExecutionStore {
             context: ["path": .string(path), "reason": "foreign_database"])
     }
 
+    /// The error for a database file this process may not write.
     static func readOnlyError(_ path: String) -> StepwiseError {
         StepwiseError(
             .storage, "cannot open database (\(path)): the file is read-only (SQLITE_READONLY)",

@@ -134,7 +134,21 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 
     /// The error's kind without its URL (URLError descriptions may quote the full URL).
     private static func describe(_ error: any Error) -> String {
-        if let urlError = error as? URLError { return "URL error \(urlError.code.rawValue)" }
-        return "transport error"
+        guard let urlError = error as? URLError else { return "transport error" }
+        let what: String
+        switch urlError.code {
+        case .cannotConnectToHost: what = "connection refused: nothing answers at the server's address"
+        case .timedOut: what = "the server did not answer in time"
+        case .cannotFindHost, .dnsLookupFailed: what = "the server's host name cannot be resolved"
+        case .notConnectedToInternet: what = "no network connection"
+        case .networkConnectionLost: what = "the connection was lost"
+        case .secureConnectionFailed: what = "the TLS connection failed"
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid:
+            what = "the server's TLS certificate is not trusted"
+        case .badServerResponse: what = "the server's response is not valid HTTP"
+        default: what = "transport failure"
+        }
+        return "\(what) (URL error \(urlError.code.rawValue))"
     }
 }

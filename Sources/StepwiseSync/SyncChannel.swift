@@ -197,7 +197,7 @@ public struct SyncChannel: SyncChannelDriver {
             // Not stored as registered: the next sync tries again (the server may free the id).
             return "device registration answered HTTP 409: device id \(device) is registered to another device; syncing anyway"
         }
-        throw StepwiseError(.network, "device registration answered HTTP \(status)")
+        throw StepwiseError(status == 401 || status == 403 ? .unauthorized : .network, "device registration answered HTTP \(status)")
     }
 
     /// An error message without URLs (they may carry tokens).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Stepwise
 import StepwiseSQLite
 @testable import StepwiseCommands
@@ -185,14 +186,21 @@ struct InstancesCommandTests {
         let paused = try await signal(["pause"])
         #expect(paused.exitCode == 0, "\(paused.standardError)")
         #expect(paused.standardOutput.contains("(now paused)"))
+        // A paused instance names the signal that resumes it, not `resume` (which would not move it).
+        #expect(paused.standardOutput.contains("it stays paused until: stepwise signal \(id) resume"))
+        #expect(try await workspace.show(id).standardOutput.contains("it runs again after: stepwise signal \(id) resume"))
         let updated = try await signal(["update_context", "--payload", #"{"data": {"tier": "pro"}}"#])
         #expect(updated.exitCode == 0, "\(updated.standardError)")
         #expect(try await workspace.show(id, json: true).standardOutput.contains(#""tier": "pro""#))
+        // Arguments no instance could accept are unusable input (2), like any bad value.
         let unknown = try await signal(["explode"])
-        #expect(unknown.exitCode == 1)
+        #expect(unknown.exitCode == 2)
         #expect(unknown.standardError.contains("unknown signal type 'explode'"))
         let badPayload = try await signal(["update_context", "--payload", "{"])
         #expect(badPayload.exitCode == 2)
+        let notAnObject = try await signal(["update_context", "--payload", "[1]"])
+        #expect(notAnObject.exitCode == 2)
+        #expect(notAnObject.standardError.contains("update_context needs --payload"))
         _ = try await signal(["resume"])
         let answered = try await signal(["human_input:decide", "--payload", #"{"value": "yes"}"#])
         #expect(answered.exitCode == 0, "\(answered.standardError)")
@@ -233,6 +241,55 @@ struct InstancesCommandTests {
         let late = try await CompleteCommand.parse([id, "decide", "yes", "--db", workspace.database]).execute()
         #expect(late.exitCode == 1)
         #expect(late.standardError == "error: step 'decide' of instance \(id) is not waiting (state: cancelled)\n")
+    }
+
+    @Test func readCommandsWriteNothingAndShowWhatCannotRun() async throws {
+        // A stored sequence that no longer loads: `instances` and `show` only read (the next
+        // engine run fails the instance), and `show` still shows it, with the reason.
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        try SQLiteConnection(path: workspace.database).execute("UPDATE sequences SET bytes = x'7b7d'")
+        let listed = try await InstancesCommand.parse(["--db", workspace.database]).execute(now: 0)
+        #expect(listed.exitCode == 0, "\(listed.standardError)")
+        #expect(listed.standardOutput.contains("waiting"))
+        let shown = try await workspace.show(id)
+        #expect(shown.exitCode == 0, "\(shown.standardError)")
+        #expect(shown.standardOutput.contains("stored sequence approval v1 no longer validates"))
+        let connection = try SQLiteConnection(path: workspace.database)
+        #expect(try connection.queryValue("SELECT count(*) FROM dead_letters")?.int64Value == 0, "a read-only command wrote a dead letter")
+        #expect(try connection.queryValue("SELECT state FROM instances WHERE id = ?", bindings: [.text(id)])?.textValue == "waiting")
+    }
+
+    @Test func parentFilterTakesAShortIdAndSaysWhenThereAreNoChildren() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let output = try await InstancesCommand.parse(["--parent", String(id.prefix(8)), "--db", workspace.database]).execute(now: 0)
+        #expect(output.exitCode == 0, "\(output.standardError)")
+        #expect(output.standardOutput == "instance \(id) has no child instances\n")
+        let unknown = try await InstancesCommand.parse(["--parent", "ffff", "--db", workspace.database]).execute(now: 0)
+        #expect(unknown.exitCode == 1)
+    }
+
+    @Test func aStepTheSequenceDoesNotHaveIsNamedSo() async throws {
+        let workspace = try CLIWorkspace()
+        let id = try await waitingInstance(in: workspace)
+        let output = try await CompleteCommand.parse([id, "nosuch", "x", "--db", workspace.database]).execute()
+        #expect(output.exitCode == 1)
+        #expect(output.standardError.contains("step 'nosuch' of instance \(id) is not waiting (approval v1 has no step 'nosuch')"))
+    }
+
+    @Test func aRefusedDatabaseGetsNoLockFileBesideIt() async throws {
+        let workspace = try CLIWorkspace()
+        let text = try workspace.write("not a database", to: "text.db")
+        let output = try await CompleteCommand.parse(["x", "y", "z", "--db", text]).execute()
+        #expect(output.exitCode == 2)
+        #expect(!FileManager.default.fileExists(atPath: text + ".lock"))
+        let folder = workspace.directory + "/folder.db"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let refused = try await CancelCommand.parse(["x", "--db", folder]).execute()
+        #expect(refused.exitCode == 2)
+        #expect(refused.standardError.contains("it is not a regular file"))
+        #expect(!FileManager.default.fileExists(atPath: folder + ".lock"))
     }
 
     @Test func readCommandsNeedAnExistingDatabase() async throws {

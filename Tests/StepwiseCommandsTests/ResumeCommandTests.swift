@@ -28,6 +28,20 @@ struct ResumeCommandTests {
         #expect(setup.calls.count(of: "ask") == 1)
     }
 
+    @Test func aDamagedHistoryStopsTheTimelineNotTheRun() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.approval, to: "approval.json")
+        let script = try workspace.write(TestSequences.approvalHandlers, to: "handlers.json")
+        let stopped = try await workspace.run([file, "--handlers", script])
+        #expect(stopped.exitCode == RunConclusion.exitStoppedWaiting)
+        try SQLiteConnection(path: workspace.database).execute("UPDATE journal_chunks SET entries = x'ff0102'")
+        let resumed = try await workspace.resume(["--handlers", script, "--answer", "decide=yes"])
+        #expect(resumed.exitCode == 0, "\(resumed.standardOutput)\(resumed.standardError)")
+        #expect(resumed.standardError.contains("warning: the timeline of instance"))
+        #expect(resumed.standardError.contains("is damaged"))
+        #expect(resumed.standardOutput.contains("completed"))
+    }
+
     @Test func resumeAsksAtTheTerminalWhenNoAnswerIsGiven() async throws {
         let workspace = try CLIWorkspace()
         let file = try workspace.write(TestSequences.approval, to: "approval.json")
