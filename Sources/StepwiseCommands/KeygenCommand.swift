@@ -122,6 +122,11 @@ enum KeyFiles {
         let isFile = FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) && !isDirectory.boolValue
         let text = isFile ? String(decoding: try InputFiles.read(argument), as: UTF8.self) : argument
         do { return try Ed25519PublicKey(parsing: text) } catch {
+            // Not a key, and written like a path (`./root.pub`, `keys/root.pub`): say the file is missing.
+            let looksLikePath = ["./", "../", "~/"].contains { argument.hasPrefix($0) } || argument.hasSuffix(".pub")
+            if !isFile && looksLikePath {
+                throw InputError(message: "\(option): \(argument): no such file (and not a key either)")
+            }
             throw InputError(message: "\(option): \(isFile ? argument + ": " : "")\(error.message)")
         }
     }

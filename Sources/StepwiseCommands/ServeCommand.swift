@@ -93,6 +93,10 @@ public struct ServeCommand: AsyncParsableCommand {
         guard CommandFormat(rawValue: commandFormat) != nil else { throw ValidationError("--command-format must be nested or flat") }
         guard commandTtl > 0, approvalTtl > 0 else { throw ValidationError("TTLs must be positive") }
         guard maxDevices > 0 else { throw ValidationError("--max-devices must be positive") }
+        // A blank key would be stored and printed, yet no request could present it.
+        guard apiKeys.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }),
+            adminKeys.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+        else { throw ValidationError("an --api-key or --admin-key is empty") }
     }
 
     /// Opens the database, installs the keys, and serves until SIGINT or SIGTERM.

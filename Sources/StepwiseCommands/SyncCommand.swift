@@ -57,7 +57,8 @@ public struct SyncCommand: AsyncParsableCommand {
         configuration.syncApiKey = apiKey
         configuration.deviceId = deviceId
         configuration.allowInsecureLocalhost = allowInsecureLocalhost
-        configuration.operationTimeoutMs = max(1, timeoutMs)
+        guard timeoutMs > 0 else { return CommandFailure("--timeout-ms must be positive", exitCode: 2).output }
+        configuration.operationTimeoutMs = timeoutMs
         let channel: SyncChannel
         do {
             try configuration.validate()
@@ -118,7 +119,11 @@ public struct SyncCommand: AsyncParsableCommand {
         var text = "synced as device \(device): \(result.requests) request\(result.requests == 1 ? "" : "s"), "
         text += "\(result.rowsDelivered) row\(result.rowsDelivered == 1 ? "" : "s") delivered, "
         text += "\(result.commandsExecuted) command\(result.commandsExecuted == 1 ? "" : "s") executed\n"
-        if let interval = result.intervalSeconds { text += "the server asks for the next sync in \(interval) s\n" }
+        if let interval = result.intervalSeconds {
+            // The scheduler keeps the server's hint within 5 s … 1 h (SYNC.md §2.3).
+            let used = min(max(interval, 5), 3600)
+            text += "the server asks for the next sync in \(interval) s" + (used == interval ? "" : " (\(used) s used)") + "\n"
+        }
         if result.commandsExecuted > 0 {
             text += "continue the instances they changed with: stepwise resume\(DatabaseOptions.flag(for: database.db))\n"
         }

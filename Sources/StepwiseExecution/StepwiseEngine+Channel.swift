@@ -97,7 +97,9 @@ extension StepwiseEngine {
             batch.now = clock.now()
             batch.outbox = [.put(OutboxRow(kind: .ack, key: command.id, instanceID: nil, generation: 1, payload: .string(command.id), createdAt: batch.now))]
             try? store.commit(batch)
-            return SyncCommandOutcome(id: command.id, kind: outcome == "rejected" ? .rejected : .done, instanceId: nil, error: nil)
+            var repeated = SyncCommandOutcome(id: command.id, kind: outcome == "rejected" ? .rejected : .done, instanceId: nil, error: nil)
+            repeated.wasAlreadyExecuted = true
+            return repeated
         }
         do {
             let started = try perform(command)
@@ -386,7 +388,7 @@ extension StepwiseEngine {
     }
 
     /// ``waitingFollowUps``, read from the store the first time.
-    private func loadedWaitingFollowUps() -> Set<InstanceID> {
+    func loadedWaitingFollowUps() -> Set<InstanceID> {
         if let waitingFollowUps { return waitingFollowUps }
         let stored = (try? store.metadata(Self.waitingFollowUpsKey)).flatMap { $0 }.flatMap { try? JSONParser.parse($0) }
         let ids = Set((stored?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(InstanceID.init(rawValue:)) })

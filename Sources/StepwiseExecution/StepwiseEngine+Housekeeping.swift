@@ -36,7 +36,7 @@ extension StepwiseEngine {
             pendingBatch.deletedInstances.append(contentsOf: doomed)
         }
         collectRetiredVersions()
-        if isChannelConfigured { retryWaitingFollowUps() }
+        retryWaitingFollowUps()
         // Command markers are kept 30 days, pruned at most daily (SYNC.md §2.6).
         if lastMarkerPrune.map({ now - $0 >= Self.markerPruneIntervalMs }) ?? true {
             lastMarkerPrune = now

@@ -63,7 +63,7 @@ extension StepwiseEngine {
         sequences[key] = stored
         removedNames.remove(key.name)
         if programs[key] == nil { programs[key] = SequenceProgram(compiled) }
-        if isChannelConfigured, waitingFollowUps?.isEmpty == false {
+        if !loadedWaitingFollowUps().isEmpty {
             retryWaitingFollowUps()
             try? commitPass()
         }

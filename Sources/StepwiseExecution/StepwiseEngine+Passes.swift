@@ -61,7 +61,9 @@ extension StepwiseEngine {
         case .terminated(let state):
             let record = runtime.record
             if state == .failed && record.parentInstance == nil { recordDeadLetter(for: runtime) }
-            if isChannelConfigured && record.parentInstance == nil { startFollowUpIfAny(of: record.id) }
+            // With or without a channel: the instance may end under `run` or `resume`, long
+            // after the sync that accepted the `graceful` update (a point lookup when none is owed).
+            if record.parentInstance == nil { startFollowUpIfAny(of: record.id) }
             if let parent = record.parentInstance, let parentNode = record.parentNode, live[parent] != nil {
                 transitionIgnoringErrors(parent) {
                     $0.childInstanceFinished(parentNode, state: state, data: record.data, error: record.error)

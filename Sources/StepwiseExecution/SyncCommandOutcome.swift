@@ -21,6 +21,8 @@ public struct SyncCommandOutcome: Sendable, Hashable {
     public let instanceId: InstanceID?
     /// The error, for rejections and retries.
     public let error: String?
+    /// Whether the command had run before (a redelivery): nothing ran now, its ack was queued again.
+    public var wasAlreadyExecuted = false
 }
 
 /// A command decoded from a sync response, in either the `payload` or the flat form.

@@ -202,5 +202,5 @@ extension SQLiteExecutionStore {
                 CREATE INDEX journal_chunks_by_instance ON journal_chunks (instance_id, first_seq);
                 CREATE INDEX journal_chunks_by_last ON journal_chunks (last_seq);
                 """),
-    ])
+    ], identifyingTables: ["sequences", "instances", "nodes", "metadata"])
 }

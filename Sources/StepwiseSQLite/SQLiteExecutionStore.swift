@@ -91,6 +91,9 @@ public final class SQLiteExecutionStore: ExecutionStore {
         } catch {
             // A lock, a full disk, a read-only or corrupt file get the same code, reason and
             // message as at any other time (a lock held past busyTimeoutMs is a `timeout`).
+            if let migration = error as? SQLiteMigrationError, migration.code == .foreignSchema {
+                throw Self.foreignDatabaseError(path, "it has schema version \(migration.databaseVersion) but not Stepwise's tables")
+            }
             let cause = ((error as? SQLiteMigrationError)?.underlyingError ?? error) as? SQLiteError
             if let cause, cause.isBusy || cause.isFull || cause.isReadOnly || cause.isCorrupt {
                 throw Self.storageError("cannot migrate database", cause, path: path, busyTimeoutMs: busyTimeoutMs)
@@ -138,10 +141,24 @@ public final class SQLiteExecutionStore: ExecutionStore {
         // Offset 60: user_version; offset 28: the database size in pages (a new file has 1).
         let userVersion = header[60..<64].reduce(0) { $0 << 8 | UInt32($1) }
         let pages = header[28..<32].reduce(0) { $0 << 8 | UInt32($1) }
-        guard userVersion == 0 && pages > 1 else { return nil }
-        return StepwiseError(
-            .storage,
-            "cannot open database (\(path)): it is an SQLite database of another application (it has tables but no Stepwise schema version); nothing was changed",
+        if userVersion == 0 && pages > 1 {
+            return foreignDatabaseError(path, "it has tables but no Stepwise schema version")
+        }
+        // A schema version but a rollback journal (offset 18: 1; Stepwise files are WAL, 2):
+        // its tables are looked at read-only, before a writing connection switches it to WAL.
+        if userVersion != 0 && header[18] == 1,
+            let connection = try? SQLiteConnection(path: path, configuration: .init(isReadOnly: true)),
+            let missing = try? migrator.missingIdentifyingTables(connection), !missing.isEmpty
+        {
+            return foreignDatabaseError(path, "it has schema version \(userVersion) but not Stepwise's tables")
+        }
+        return nil
+    }
+
+    /// The refusal of another application's SQLite database.
+    static func foreignDatabaseError(_ path: String, _ why: String) -> StepwiseError {
+        StepwiseError(
+            .storage, "cannot open database (\(path)): it is an SQLite database of another application (\(why)); nothing was changed",
             context: ["path": .string(path), "reason": "foreign_database"])
     }
 

@@ -15,6 +15,10 @@ public struct SQLiteMigrationError: Error, CustomStringConvertible {
         /// The database's `user_version` is newer than the newest known migration: it was
         /// written by a newer version of the app. Nothing was changed.
         public static let databaseIsNewer = Code(rawValue: "database_is_newer")
+        /// The database has a schema version but not the tables every version of this schema
+        /// has: another application (or another Stepwise database kind) wrote it. Nothing was
+        /// changed.
+        public static let foreignSchema = Code(rawValue: "foreign_schema")
         /// A migration threw; its changes were rolled back. ``SQLiteMigrationError/underlyingError``
         /// says why.
         public static let migrationFailed = Code(rawValue: "migration_failed")
@@ -68,6 +72,9 @@ public struct SQLiteMigrationError: Error, CustomStringConvertible {
         case .databaseIsNewer:
             return "database schema version \(databaseVersion) is newer than the newest known version "
                 + "\(latestKnownVersion); it was written by a newer version of the app"
+        case .foreignSchema:
+            return "the database has schema version \(databaseVersion) but not this schema's tables; "
+                + "it was written by another application (nothing was changed)"
         default:
             var text = "migration \(migrationVersion.map(String.init) ?? "?")"
             if let migrationName {

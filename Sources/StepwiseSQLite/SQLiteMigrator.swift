@@ -19,14 +19,20 @@
 public struct SQLiteMigrator: Sendable {
     /// The migrations, by increasing version.
     public let migrations: [SQLiteMigration]
+    /// Tables every version of this schema has (from migration 1 on): a database whose
+    /// `user_version` is not 0 and lacks one was written by another application, and is
+    /// refused with ``SQLiteMigrationError/Code/foreignSchema``.
+    public let identifyingTables: [String]
 
     /// Creates a migrator.
     ///
-    /// - Parameter migrations: the whole schema history, by strictly increasing positive
-    ///   version.
+    /// - Parameters:
+    ///   - migrations: the whole schema history, by strictly increasing positive version.
+    ///   - identifyingTables: tables every version of the schema has; default none (no check).
     /// - Precondition: versions are positive and strictly increasing. A wrong list is a
     ///   programming error, caught by any test that creates the migrator.
-    public init(_ migrations: [SQLiteMigration]) {
+    public init(_ migrations: [SQLiteMigration], identifyingTables: [String] = []) {
+        self.identifyingTables = identifyingTables
         var previous: Int32 = 0
         for migration in migrations {
             precondition(
@@ -41,6 +47,19 @@ public struct SQLiteMigrator: Sendable {
     /// The newest schema version this migrator knows; 0 without migrations.
     public var latestVersion: Int32 {
         migrations.last?.version ?? 0
+    }
+
+    /// The ``identifyingTables`` the database on `connection` lacks (read-only: a caller can
+    /// check a file on a read-only connection before opening it for writing).
+    ///
+    /// - Throws: ``SQLiteError`` when the schema cannot be read.
+    public func missingIdentifyingTables(_ connection: SQLiteConnection) throws(SQLiteError) -> [String] {
+        guard !identifyingTables.isEmpty else { return [] }
+        var present: Set<String> = []
+        for row in try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'") {
+            if let name = row[0].textValue { present.insert(name) }
+        }
+        return identifyingTables.filter { !present.contains($0) }
     }
 
     /// Applies every migration newer than the database's `user_version`, oldest first.
@@ -62,6 +81,9 @@ public struct SQLiteMigrator: Sendable {
     @discardableResult
     public func migrate(_ connection: SQLiteConnection) throws -> [Int32] {
         let initialVersion = try connection.userVersion()
+        if initialVersion != 0, !(try missingIdentifyingTables(connection)).isEmpty {
+            throw SQLiteMigrationError(code: .foreignSchema, databaseVersion: initialVersion, latestKnownVersion: latestVersion)
+        }
         guard initialVersion <= latestVersion else {
             throw SQLiteMigrationError(
                 code: .databaseIsNewer,

@@ -119,5 +119,5 @@ extension SQLiteSyncServerStore {
                 );
                 CREATE INDEX telemetry_by_tenant ON telemetry_events(tenant_id, seq);
                 """)
-    ])
+    ], identifyingTables: ["tenants", "api_keys", "devices", "commands"])
 }

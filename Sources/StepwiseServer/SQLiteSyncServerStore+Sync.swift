@@ -2,6 +2,10 @@ import StepwiseJSON
 import StepwiseSQLite
 
 extension SQLiteSyncServerStore {
+    /// Deliveries without an acknowledgement after which a command yields its place to the
+    /// newer ones (it is still delivered on every sync while the batch has room).
+    static let stuckDeliveries = 3
+
     public func applySync(_ batch: SyncBatch, now: Int64) throws(SyncServerError) -> SyncDelivery {
         try write {
             try expireApprovals(now: now)
@@ -53,8 +57,11 @@ extension SQLiteSyncServerStore {
                     ] + scope)
             }
             let pendingFilter = "device_id = ? AND tenant_id = ? AND acked_at IS NULL AND expires_at > ?"
+            // Oldest first, except commands delivered 3 times and still not acknowledged (a
+            // device answering `retry`: at its instance limit, sequence not installed yet) go
+            // after the others, so they cannot hold back, say, the cancel that would free a slot.
             let rows = try connection.query(
-                "SELECT \(Self.commandColumns) FROM commands WHERE \(pendingFilter) ORDER BY seq LIMIT ?",
+                "SELECT \(Self.commandColumns) FROM commands WHERE \(pendingFilter) ORDER BY delivery_count >= \(Self.stuckDeliveries), seq LIMIT ?",
                 bindings: scope + [.integer(now), .integer(Int64(batch.deliveryLimit))])
             var delivered: [CommandRecord] = []
             for row in rows {

@@ -146,12 +146,28 @@ public struct SyncChannel: SyncChannelDriver {
                 // as "the server had commands", as every element of `commands` did before.
                 hadCommands = hadCommands || response.receivedCommands > 0
                 var queuedAcks = false
+                var repeated = 0
                 for command in response.commandValues {
                     let outcome = await engine.executeSyncCommand(command)
-                    if outcome.kind == .done || outcome.kind == .rejected {
-                        result.commandsExecuted += 1
+                    let what = "command \(outcome.id.map(SyncResponse.shown) ?? "?") (\(command["type"]?.stringValue.map(SyncResponse.shown) ?? "?"))"
+                    switch outcome.kind {
+                    case .done, .rejected:
                         queuedAcks = true
+                        // A redelivery of a command that already ran: acknowledged again, not run.
+                        if outcome.wasAlreadyExecuted {
+                            repeated += 1
+                            continue
+                        }
+                        result.commandsExecuted += 1
+                        if outcome.kind == .rejected { result.warnings.append("\(what) rejected: \(outcome.error ?? "refused")") }
+                    case .retry:
+                        result.warnings.append("\(what) not run now, the server delivers it again: \(outcome.error ?? "transient problem")")
+                    case .skipped:
+                        break
                     }
+                }
+                if repeated > 0 {
+                    result.warnings.append("\(repeated) command(s) delivered again had already run: acknowledged again, not run twice")
                 }
                 // Another request follows at once only when rows remain (§2.2): rows this one
                 // could not take, or the acks and results of the commands just executed. Commands

@@ -248,6 +248,35 @@ struct GracefulFollowUpTests {
         #expect(try await engine.instances().items.count == 2)
         await engine.shutdown()
     }
+
+    @Test func theFollowUpStartsWhenTheInstanceEndsUnderAnEngineWithoutAChannel() async throws {
+        // The command arrives in a sync; the instance ends later under `stepwise resume`, whose
+        // engine has no channel: the follow-up is still started, once.
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in [:] }]
+        var engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
+        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
+        _ = try await engine.loadSequence(json: Self.next(1))
+        let id = try await engine.start("approval")
+        try await runToRest(engine, clock: clock)
+        let outcome = await engine.executeSyncCommand([
+            "id": "g2", "type": "update_sequence",
+            "payload": ["instance_id": .string(id.rawValue), "policy": "graceful", "sequence_name": "next"],
+        ])
+        #expect(outcome.kind == .done, "\(outcome)")
+        await engine.shutdown()
+
+        engine = try await openEngine(db, clock: clock, configuration: EngineConfiguration(), handlers: handlers)
+        try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        let started = try await engine.instances().items.filter { $0.instanceId != id }
+        #expect(started.map(\.sequenceName) == ["next"])
+        #expect(started.first?.state == .completed)
+        await engine.shutdown()
+    }
 }
 
 @Suite("Exactly-once server commands: one transaction per outcome (SYNC.md §2.6)")

@@ -24,6 +24,24 @@ struct SQLiteForeignFileTests {
         }
     }
 
+    @Test(arguments: ["delete", "wal"])
+    func aDatabaseWithASchemaVersionButNotOurTablesIsRefused(_ journalMode: String) throws {
+        try withTemporaryDatabase { path in
+            do {
+                let connection = try SQLiteConnection(path: path, configuration: .init(isReadOnly: false))
+                try connection.execute("PRAGMA journal_mode = \(journalMode)")
+                try connection.execute("CREATE TABLE contacts(name TEXT)")
+                try connection.execute("PRAGMA user_version = 1")
+            }
+            let error = #expect(throws: StepwiseError.self) { _ = try SQLiteExecutionStore(path: path) }
+            #expect(error?.context["reason"] == "foreign_database")
+            #expect(error?.message.contains("schema version 1 but not Stepwise's tables") == true)
+            let reopened = try SQLiteConnection(path: path, configuration: .init(isReadOnly: true))
+            #expect(try reopened.queryValue("PRAGMA user_version") == .integer(1), "no migration ran")
+            #expect(try reopened.queryValue("PRAGMA journal_mode")?.textValue == journalMode, "the journal mode is as it was")
+        }
+    }
+
     @Test func aNewAndAnExistingStepwiseFileStillOpen() throws {
         try withTemporaryDatabase { path in
             _ = try SQLiteExecutionStore(path: path)

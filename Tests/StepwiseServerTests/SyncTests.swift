@@ -171,6 +171,34 @@ struct SyncTests {
         }
     }
 
+    @Test("commands a device keeps answering `retry` to yield to newer ones: a full batch of them cannot hold back the rest")
+    func stuckCommandsYield() async throws {
+        try await ServerHarness.run { harness, client in
+            try await client.register("d1")
+            _ = try await client.sync("d1", statuses: [statusUpdate(instanceA)])
+            var starts: [String] = []
+            for _ in 0..<SyncServerConfiguration().maxCommandsPerSync {
+                let created = try await client.send(
+                    .post, "/mobile/commands", json: ["device_id": "d1", "command_type": "start_workflow", "payload": ["sequence_name": "later"]])
+                starts.append(try #require(created.json["id"]?.stringValue))
+            }
+            let cancel = try await client.send(
+                .post, "/mobile/commands",
+                json: ["device_id": "d1", "command_type": "cancel_instance", "payload": ["instance_id": .string(instanceA)]])
+            #expect(cancel.status == .created, "\(cancel.json)")
+            let cancelID = try #require(cancel.json["id"]?.stringValue)
+            // The device answers `retry` (no ack) to every start: the batch is full of them...
+            for _ in 0..<3 {  // SQLiteSyncServerStore.stuckDeliveries
+                let ids = try await client.sync("d1").json["commands"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+                #expect(ids == starts)
+            }
+            // ...until they have been delivered often enough: then the newer command comes first.
+            let ids = try await client.sync("d1").json["commands"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(ids.first == cancelID)
+            #expect(ids.dropFirst() == starts.prefix(ids.count - 1))
+        }
+    }
+
     @Test("a rejected result acknowledges its command and keeps the error")
     func rejectedResult() async throws {
         try await ServerHarness.run { harness, client in
