@@ -197,7 +197,9 @@ struct SequenceCaseRunner {
             // The started instance's wait, else one in a sub_sequence child (at any depth).
             guard let waiting = try await instanceWaiting(on: step, from: id, engine: engine) else { return .notYet }
             if action["cancel"]?.boolValue == true {
-                try await engine.cancelInstance(id)
+                // As `at_ms`: an instance already terminal (a wait in its on_failure/on_cancel
+                // list) has nothing to cancel; the engine would refuse with invalidState.
+                if !(try await engine.instance(id)).state.isTerminal { try await engine.cancelInstance(id) }
                 return .performed
             }
             let payload = action["complete_step"] ?? .object(JSONObject())

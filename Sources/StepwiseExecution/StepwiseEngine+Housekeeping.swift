@@ -12,26 +12,33 @@ extension StepwiseEngine {
 
     /// GC and lifetime (SEMANTICS §2.16): at the first pass, then at most once a minute.
     /// Terminal root instances finished more than `maxInstanceLifetimeSecs` ago are deleted
-    /// (except failed ones with an unacknowledged dead letter); non-terminal instances created
-    /// (or redriven) longer ago fail with `lifetime exceeded`.
+    /// (except failed ones with an unacknowledged dead letter); non-terminal instances (children
+    /// included) created (or redriven) longer ago fail with `lifetime exceeded`.
     func housekeepingIfDue(now: Int64) {
         if let last = lastHousekeeping, now - last < Self.housekeepingIntervalMs { return }
         // The first housekeeping of this engine comes before it writes any journal entry.
         if lastHousekeeping == nil { reconcileTelemetrySetting() }
         lastHousekeeping = now
         let lifetime = Self.lifetimeMs(configuration.maxInstanceLifetimeSecs)
-        for runtime in live.values where !runtime.record.state.isTerminal {
-            if runtime.record.parentInstance == nil && now - runtime.record.lifetimeStartedAt > lifetime {
-                transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }
-            }
+        // Every instance, children too (one can outlive its parent on protected work), parents
+        // first: a parent failing cancels its children, and one that ends at once is not also
+        // failed; one still running protected work fails on its own lifetime.
+        let aged = live.values.filter { !$0.record.state.isTerminal && now - $0.record.lifetimeStartedAt > lifetime }
+        for runtime in aged.sorted(by: { ($0.record.depth, $0.id) < ($1.record.depth, $1.id) }) {
+            guard let current = live[runtime.id], !current.record.state.isTerminal else { continue }
+            transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }
         }
         if let expired = try? store.expiredInstances(finishedBefore: collectionCutoff(now: now, lifetime: lifetime), limit: 500),
             !expired.isEmpty
         {
             var doomed: [InstanceID] = []
             for id in expired where live[id] == nil {
+                // Collected with its descendants once all of them finished: a child still
+                // running protected work keeps its finished ancestors (and their history).
+                let descendants = storedDescendants(of: id)
+                if descendants.contains(where: { live[$0] != nil }) { continue }
                 doomed.append(id)
-                doomed.append(contentsOf: storedDescendants(of: id).filter { live[$0] == nil })
+                doomed.append(contentsOf: descendants)
             }
             pendingBatch.deletedInstances.append(contentsOf: doomed)
         }
