@@ -93,6 +93,11 @@ public struct ResumeCommand: AsyncParsableCommand {
     private func chooseInstance(on engine: StepwiseEngine) async throws -> InstanceID {
         if let id { return try await resolveInstanceID(id, on: engine, database: database.db) }
         let unfinished = try await engine.activeInstances().filter { $0.parentInstanceId == nil }
+        if let latest = unfinished.first { return latest.instanceId }
+        // An ended instance whose on_failure/on_cancel list waits for input is unfinished too.
+        for wait in try await engine.pendingWaits().sorted(by: { ($0.since ?? 0) > ($1.since ?? 0) }) {
+            if try await engine.instance(wait.instanceId).parentInstanceId == nil { return wait.instanceId }
+        }
         guard let latest = unfinished.first else {
             throw CommandFailure(
                 "nothing to resume: \(database.db) has no unfinished instance", exitCode: 1,

@@ -143,13 +143,18 @@ struct RunSession {
     /// Whether the instance waits (or is paused), no instance of its family can move, and every
     /// open wait was already offered to the answer book and the terminal.
     private func isStuck(offered: Set<String>) async throws(StepwiseError) -> Bool {
-        let state = try await engine.instance(root).state
-        guard state == .waiting || state == .paused else { return false }
+        let snapshot = try await engine.instance(root)
+        let state = snapshot.state
+        // An ended instance whose on_failure/on_cancel list waits for input is stuck the same way.
+        let hookWaits = state.isTerminal && snapshot.hooksRunning
+        guard state == .waiting || state == .paused || hookWaits else { return false }
         for id in indents.keys where id != root {
             let state = try await engine.instance(id).state
             if state == .running || state == .scheduled { return false }
         }
         let waits = try await engine.pendingWaits().filter { indents[$0.instanceId] != nil }
+        // Hooks with no open wait are running their steps.
+        if hookWaits && waits.isEmpty { return false }
         return waits.allSatisfy { offered.contains($0.waitId) }
     }
 

@@ -33,6 +33,20 @@ struct RunCommandTests {
         #expect(output.standardOutput.contains("stepwise complete \(id) decide yes --db \(workspace.database)"))
     }
 
+    @Test func aWaitInsideOnFailureStopsTheRunAndResumeAnswersIt() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(
+            #"{"name": "hw", "version": 1, "blocks": [{"id": "a", "type": "step", "handler": "fail", "params": {"message": "boom"}}], "on_failure": [{"id": "ask", "type": "step", "handler": "noop", "wait_for_input": {"prompt": "retry?"}}]}"#,
+            to: "hw.json")
+        let stopped = try await workspace.run([file])
+        #expect(stopped.exitCode == RunConclusion.exitStoppedWaiting, "\(stopped.standardOutput)")
+        #expect(stopped.standardOutput.contains("waits for input at step 'ask'"))
+        // `resume` without an id finds it: its on_failure list is not finished.
+        let resumed = try await workspace.resume(["--answer", "ask=yes"])
+        #expect(resumed.exitCode == 1, "\(resumed.standardOutput)\(resumed.standardError)")
+        #expect(resumed.standardOutput.contains("failed"))
+    }
+
     @Test func handlersThatAreNeitherBuiltInNorScriptedReturnEmptyObjectsWithANotice() async throws {
         let workspace = try CLIWorkspace()
         let file = try workspace.write(TestSequences.approval, to: "approval.json")
