@@ -209,14 +209,14 @@ struct GracefulFollowUpTests {
         Array(#"{"name": "next", "version": \#(version), "blocks": [{"type": "step", "id": "n", "handler": "work"}]}"#.utf8)
     }
 
-    @Test func aFollowUpWhoseSequenceIsGoneStartsWhenAVersionIsInstalledAfterARestart() async throws {
-        let db = TemporaryDatabase()
-        defer { db.cleanup() }
-        let clock = VirtualClock(start: 1_000)
-        let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in [:] }]
-        var engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
+    static let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in [:] }]
+
+    /// An engine with a sync channel, an `approval` instance waiting for its answer, and a
+    /// `graceful` update of it to `next` accepted (`done`).
+    static func instanceWithAGracefulUpdate(_ db: TemporaryDatabase, clock: VirtualClock) async throws -> (StepwiseEngine, InstanceID) {
+        let engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
         _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
-        _ = try await engine.loadSequence(json: Self.next(1))
+        _ = try await engine.loadSequence(json: next(1))
         let id = try await engine.start("approval")
         try await runToRest(engine, clock: clock)
         let outcome = await engine.executeSyncCommand([
@@ -224,6 +224,15 @@ struct GracefulFollowUpTests {
             "payload": ["instance_id": .string(id.rawValue), "policy": "graceful", "sequence_name": "next"],
         ])
         #expect(outcome.kind == .done, "\(outcome)")
+        return (engine, id)
+    }
+
+    @Test func aFollowUpWhoseSequenceIsGoneStartsWhenAVersionIsInstalledAfterARestart() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let handlers = Self.handlers
+        var (engine, id) = try await Self.instanceWithAGracefulUpdate(db, clock: clock)
         // The server retires every version of `next` before the instance ends.
         try await engine.retireVersion(SequenceKey(name: "next", version: 1))
         try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
@@ -255,20 +264,10 @@ struct GracefulFollowUpTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock(start: 1_000)
-        let handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = ["work": { _ in [:] }]
-        var engine = try await openEngine(db, clock: clock, configuration: SyncOutboxTests.configuration, handlers: handlers)
-        _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
-        _ = try await engine.loadSequence(json: Self.next(1))
-        let id = try await engine.start("approval")
-        try await runToRest(engine, clock: clock)
-        let outcome = await engine.executeSyncCommand([
-            "id": "g2", "type": "update_sequence",
-            "payload": ["instance_id": .string(id.rawValue), "policy": "graceful", "sequence_name": "next"],
-        ])
-        #expect(outcome.kind == .done, "\(outcome)")
+        var (engine, id) = try await Self.instanceWithAGracefulUpdate(db, clock: clock)
         await engine.shutdown()
 
-        engine = try await openEngine(db, clock: clock, configuration: EngineConfiguration(), handlers: handlers)
+        engine = try await openEngine(db, clock: clock, configuration: EngineConfiguration(), handlers: Self.handlers)
         try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"])
         try await runToRest(engine, clock: clock)
         #expect(try await engine.instance(id).state == .completed)
