@@ -98,11 +98,8 @@ public struct ResumeCommand: AsyncParsableCommand {
         for wait in try await engine.pendingWaits().sorted(by: { ($0.since ?? 0) > ($1.since ?? 0) }) {
             if try await engine.instance(wait.instanceId).parentInstanceId == nil { return wait.instanceId }
         }
-        guard let latest = unfinished.first else {
-            throw CommandFailure(
-                "nothing to resume: \(database.db) has no unfinished instance", exitCode: 1,
-                hint: "List instances with `stepwise instances\(DatabaseOptions.flag(for: database.db))`.")
-        }
-        return latest.instanceId
+        throw CommandFailure(
+            "nothing to resume: \(database.db) has no unfinished instance", exitCode: 1,
+            hint: "List instances with `stepwise instances\(DatabaseOptions.flag(for: database.db))`.")
     }
 }

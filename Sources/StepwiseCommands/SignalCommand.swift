@@ -47,8 +47,7 @@ public struct SignalCommand: AsyncParsableCommand {
             }
         }
         // Arguments the engine would refuse whatever the instance: unusable input (status 2).
-        let known = ["pause", "resume", "cancel", "update_context"]
-        guard known.contains(type) || (type.hasPrefix("human_input:") && type.count > "human_input:".count) else {
+        guard StepwiseEngine.signalTypes.contains(type) || (type.hasPrefix("human_input:") && type.count > "human_input:".count) else {
             return CommandFailure(
                 "unknown signal type '\(type)'", exitCode: 2,
                 hint: "Signals: pause, resume, cancel, update_context (with --payload '{\"data\": {…}}'), human_input:STEP.").output

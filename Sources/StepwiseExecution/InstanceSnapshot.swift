@@ -86,18 +86,13 @@ extension StepwiseEngine {
             // A damaged stored tree, or a stored sequence that no longer loads (the instance
             // was failed for it at open), still shows the instance's state, data and error,
             // without its steps.
-            let program: SequenceProgram
+            let record = loaded.0
+            var program = Self.placeholderProgram(record.sequence)
             do {
-                program = try self.program(for: loaded.0.sequence)
+                program = try self.program(for: record.sequence)
+                runtime = try InstanceRuntime(record: record, program: program, nodes: loaded.1)
             } catch {
-                let runtime = InstanceRuntime(record: loaded.0, program: Self.placeholderProgram(loaded.0.sequence))
-                return snapshot(of: runtime, unexplained: loaded.0.state.isTerminal ? nil : error.message)
-            }
-            do {
-                runtime = try InstanceRuntime(record: loaded.0, program: program, nodes: loaded.1)
-            } catch {
-                let runtime = InstanceRuntime(record: loaded.0, program: program)
-                return snapshot(of: runtime, unexplained: loaded.0.state.isTerminal ? nil : error.message)
+                return snapshot(of: InstanceRuntime(record: record, program: program), unexplained: record.state.isTerminal ? nil : error.message)
             }
         } else {
             throw StepwiseError(.notFound, "instance \(id) not found", context: ["instance_id": .string(id.rawValue)])

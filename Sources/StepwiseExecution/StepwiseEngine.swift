@@ -551,6 +551,9 @@ public actor StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (terminal), `invalidInput` (unknown
     ///   type or bad payload), `storage`, `shutdown`.
+    /// The signal types ``sendSignal(instanceId:type:payload:)`` takes besides `human_input:<step>`.
+    package static let signalTypes: Set<String> = ["pause", "resume", "cancel", "update_context"]
+
     public func sendSignal(instanceId: InstanceID, type: String, payload: JSONValue = .null) throws(StepwiseError) {
         try checkOpen()
         if type.hasPrefix("human_input:") {
@@ -562,10 +565,7 @@ public actor StepwiseEngine {
         }
         // The instance first (§2.12: a signal needs a non-terminal instance), then the type.
         let runtime = try liveRuntime(instanceId)
-        switch type {
-        case "pause", "resume", "cancel", "update_context": break
-        default: throw StepwiseError(.invalidInput, "unknown signal type '\(type)'")
-        }
+        guard Self.signalTypes.contains(type) else { throw StepwiseError(.invalidInput, "unknown signal type '\(type)'") }
         switch type {
         // Pause and resume cover the instance's sub_sequence descendants too (parents first).
         case "pause":

@@ -107,41 +107,7 @@ enum ValueSemantics {
     /// -1, 0 or 1 comparing UTF-8 bytes (= Unicode scalar order), eight bytes at a time: the
     /// relational operators are charged one unit whatever the strings' length (§3.9), so a
     /// comparison must cost little per byte.
-    static func compareBytes(_ x: String, _ y: String) -> Int {
-        let fast = x.utf8.withContiguousStorageIfAvailable { a in
-            y.utf8.withContiguousStorageIfAvailable { b in compareBuffers(a, b) }
-        }
-        if let fast, let fast { return fast }
-        var i = x.utf8.makeIterator()
-        var j = y.utf8.makeIterator()
-        while true {
-            switch (i.next(), j.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case (let p?, let q?):
-                if p != q { return p < q ? -1 : 1 }
-            }
-        }
-    }
-
-    private static func compareBuffers(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
-        let n = min(a.count, b.count)
-        var i = 0
-        if let pa = a.baseAddress, let pb = b.baseAddress {
-            // Whole words while they are equal; the first differing word is compared bytewise.
-            while i + 8 <= n,
-                UnsafeRawPointer(pa + i).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(pb + i).loadUnaligned(as: UInt64.self)
-            {
-                i += 8
-            }
-        }
-        while i < n {
-            if a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
-            i += 1
-        }
-        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-    }
+    static func compareBytes(_ x: String, _ y: String) -> Int { compareUTF8(x, y) }
 
     /// Compact JSON with sorted keys and integral numbers without fraction: `json()` and the
     /// inline template rendering of non-strings.

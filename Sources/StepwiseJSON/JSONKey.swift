@@ -91,18 +91,47 @@ struct JSONKey: Hashable {
 
     @inline(__always)
     private static func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        firstDifference(a, b, n) == n
+    }
+
+    /// The index of the first byte where `a` and `b` differ among their first `n`, or `n`:
+    /// eight bytes at a time, then byte by byte.
+    @inline(__always)
+    private static func firstDifference(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
         var i = 0
-        // Eight bytes at a time, then the tail.
-        while i + 8 <= n {
-            let x = UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self)
-            let y = UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self)
-            if x != y { return false }
+        while i + 8 <= n,
+            UnsafeRawPointer(a + i).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + i).loadUnaligned(as: UInt64.self)
+        {
             i += 8
         }
-        while i < n {
-            if a[i] != b[i] { return false }
-            i += 1
+        while i < n && a[i] == b[i] { i += 1 }
+        return i
+    }
+
+    /// -1, 0 or 1 comparing the UTF-8 bytes of `x` and `y` (= Unicode scalar order).
+    static func compareBytes(_ x: String, _ y: String) -> Int {
+        let fast = x.utf8.withContiguousStorageIfAvailable { a in
+            y.utf8.withContiguousStorageIfAvailable { b -> Int in
+                let n = min(a.count, b.count)
+                let i = n == 0 ? 0 : firstDifference(a.baseAddress!, b.baseAddress!, n)
+                if i < n { return a[i] < b[i] ? -1 : 1 }
+                return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+            }
         }
-        return true
+        if let fast, let fast { return fast }
+        var i = x.utf8.makeIterator()
+        var j = y.utf8.makeIterator()
+        while true {
+            switch (i.next(), j.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?): if p != q { return p < q ? -1 : 1 }
+            }
+        }
     }
 }
+
+/// -1, 0 or 1 comparing the UTF-8 bytes of `x` and `y` (= Unicode scalar order), with the
+/// word-at-a-time loop `==` on strings uses.
+package func compareUTF8(_ x: String, _ y: String) -> Int { JSONKey.compareBytes(x, y) }
