@@ -132,7 +132,9 @@ public struct SyncChannel: SyncChannelDriver {
                 result.requests += 1
                 result.httpStatus = status
                 guard (200..<300).contains(status) else {
-                    throw StepwiseError(status == 401 || status == 403 ? .unauthorized : .network, "sync answered HTTP \(status)")
+                    throw StepwiseError(
+                        status == 401 || status == 403 ? .unauthorized : .network,
+                        "sync answered HTTP \(status)\(Self.explanation(in: body))")
                 }
                 let response: SyncResponse
                 do { response = try SyncResponse(decoding: body) } catch { throw error.stepwiseError }
@@ -204,16 +206,33 @@ public struct SyncChannel: SyncChannelDriver {
         body["push_token"] = token.map(JSONValue.string) ?? .null
         let fingerprint = JSONWriter.string(.object(body), options: .sortedKeys)
         if await value(engine, Key.registered) == fingerprint { return nil }
-        let (status, _) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeoutMs)
+        let (status, answer) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeoutMs)
         if (200..<300).contains(status) {
             try? await engine.storeValues([(Key.registered, fingerprint)])
             return nil
         }
         if status == 409 {
             // Not stored as registered: the next sync tries again (the server may free the id).
-            return "device registration answered HTTP 409: device id \(device) is registered to another device; syncing anyway"
+            return "device registration answered HTTP 409\(Self.explanation(in: answer)): device id \(device) is registered to another device; syncing anyway"
         }
-        throw StepwiseError(status == 401 || status == 403 ? .unauthorized : .network, "device registration answered HTTP \(status)")
+        throw StepwiseError(
+            status == 401 || status == 403 ? .unauthorized : .network,
+            "device registration answered HTTP \(status)\(Self.explanation(in: answer))")
+    }
+
+    /// `" (MESSAGE)"` when an error response's body is the server's `{"error": MESSAGE}` (SYNC.md
+    /// §5), else empty: the server says why (an unregistered device, a full tenant), which the
+    /// status alone does not. Control characters are dropped and the message is cut at 200
+    /// characters (a hostile or broken server cannot flood a log line).
+    static func explanation(in body: [UInt8]) -> String {
+        guard body.count <= 64 * 1024, case .object(let object)? = try? JSONParser.parse(body),
+            case .string(let message)? = object["error"]
+        else { return "" }
+        var shown = String(String.UnicodeScalarView(message.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            .trimmingCharacters(in: .whitespaces)
+        guard !shown.isEmpty else { return "" }
+        if shown.count > 200 { shown = String(shown.prefix(200)) + "…" }
+        return " (\(shown))"
     }
 
     /// An error message without URLs (they may carry tokens).

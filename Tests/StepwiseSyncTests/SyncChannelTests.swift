@@ -167,6 +167,22 @@ struct SyncChannelTests {
         await engine.shutdown()
     }
 
+    /// SYNC.md §5: an error answer's `{"error": MESSAGE}` is shown with its status (control
+    /// characters dropped); a body that is not such an object adds nothing.
+    @Test func aRefusedSyncShowsTheServersExplanation() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sync-why-\(UUID().uuidString).db").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let transport = ScriptedTransport()
+        let engine = try await makeEngine(path, transport: transport)
+        transport.answer(404, ["error": "device phone-1 is not registered\u{7}"])
+        _ = try await engine.syncChannel()
+        #expect(await engine.lastChannelSync?.error == "sync answered HTTP 404 (device phone-1 is not registered)")
+        transport.answer(500, ["unexpected": true])
+        _ = try await engine.syncChannel()
+        #expect(await engine.lastChannelSync?.error == "sync answered HTTP 500")
+        await engine.shutdown()
+    }
+
     /// SYNC.md §2.9: `registerUrl` is `devices/register` resolved against `syncUrl` (RFC 3986).
     @Test(arguments: [
         ("https://sync.example/mobile/sync", "https://sync.example/mobile/devices/register"),
