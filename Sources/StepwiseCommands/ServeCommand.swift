@@ -3,6 +3,7 @@ import Foundation
 import StepwiseCrypto
 import StepwiseJSON
 import StepwiseServer
+import Synchronization
 
 /// `stepwise serve`: runs the reference sync server (SYNC.md §5) on a SQLite file.
 ///
@@ -115,6 +116,7 @@ public struct ServeCommand: AsyncParsableCommand {
         let isLoopback = ["127.0.0.1", "localhost", "::1"].contains(host)
         do {
             try await prepared.server.run(host: host, port: port) { boundPort in
+                prepared.listened()
                 let hostText = host.contains(":") ? "[\(host)]" : host
                 var text = "Stepwise sync server listening on http://\(hostText):\(boundPort)/\n"
                 text += banner
@@ -126,23 +128,53 @@ public struct ServeCommand: AsyncParsableCommand {
                 CommandOutput(standardOutput: text).writeNow()
             }
         } catch {
-            CommandOutput(standardError: "error: the server failed: \(error)\n", exitCode: 2).writeNow()
+            // A server that never listened leaves no trace: files this run created go again.
+            if !prepared.hasListened { prepared.removeCreatedFiles() }
+            let text = "\(error)"
+            let message = text.contains("Address already in use") || text.contains("errno: 98")
+                ? "cannot listen on \(host):\(port): the address is already in use (another server there? choose another --port)"
+                : "the server failed: \(text)"
+            CommandOutput(standardError: "error: \(message)\n", exitCode: 2).writeNow()
             throw ExitCode(2)
         }
         CommandOutput(standardOutput: "Server stopped.\n").writeNow()
     }
 
     /// The server and what to print about it.
-    struct PreparedServer {
+    final class PreparedServer: Sendable {
         let server: SyncServer
         let banner: String
         /// A key for the web page link (the first tenant key in use).
         let pageKey: String
+        /// Files this run created (a new database and its secrets key), removed when the
+        /// server cannot start.
+        let createdFiles: [String]
+        private let listening = Mutex(false)
+
+        init(server: SyncServer, banner: String, pageKey: String, createdFiles: [String]) {
+            self.server = server
+            self.banner = banner
+            self.pageKey = pageKey
+            self.createdFiles = createdFiles
+        }
+
+        /// Whether the server got as far as listening.
+        var hasListened: Bool { listening.withLock { $0 } }
+
+        func listened() { listening.withLock { $0 = true } }
+
+        func removeCreatedFiles() {
+            for path in createdFiles { try? FileManager.default.removeItem(atPath: path) }
+        }
     }
 
     /// Opens the store, installs the keys and builds the server.
     func prepare() async throws(CommandFailure) -> PreparedServer {
         let clock = SystemSyncServerClock()
+        var createdFiles: [String] = []
+        if !FileManager.default.fileExists(atPath: db) { createdFiles += ["", "-wal", "-shm"].map { db + $0 } }
+        let keyPath = secretsKey ?? db + ".secrets-key"
+        if !FileManager.default.fileExists(atPath: keyPath) { createdFiles.append(keyPath) }
         let store: SQLiteSyncServerStore
         do {
             store = try SQLiteSyncServerStore(path: db)
@@ -208,7 +240,7 @@ public struct ServeCommand: AsyncParsableCommand {
             banner += "Credentials for delegations: \(credentialStore.count(for: .defaultTenant)) in tenant default\n"
         }
 
-        let sealer = try loadSealer(path: secretsKey ?? db + ".secrets-key")
+        let sealer = try loadSealer(path: keyPath)
 
         var publishDirectory: PublishDirectory?
         if let publishDir {
@@ -240,7 +272,8 @@ public struct ServeCommand: AsyncParsableCommand {
         let server = SyncServer(
             store: store, configuration: configuration, clock: clock, credentials: credentialStore, pushSender: pushSender,
             sealer: sealer, publishDirectory: publishDirectory)
-        return PreparedServer(server: server, banner: banner, pageKey: HTMLQuery.encode(pageKey ?? ""))
+        return PreparedServer(
+            server: server, banner: banner, pageKey: HTMLQuery.encode(pageKey ?? ""), createdFiles: createdFiles)
     }
 
     /// The secrets key from `path` (base64 of 32 bytes), created with mode 0600 when missing.

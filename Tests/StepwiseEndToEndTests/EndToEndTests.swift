@@ -274,3 +274,19 @@ struct ExecutableExitStatusTests {
         #expect(try runStepwise(["sync", "--help"]).status == 0)
     }
 }
+
+@Suite("stepwise serve")
+struct ServeCommandTests {
+    /// A server that cannot listen exits 2 and leaves no database behind.
+    @Test func aBusyPortIsNamedAndLeavesNoFiles() async throws {
+        let workspace = try Workspace()
+        let running = try ServerProcess(workspace: workspace)
+        defer { running.kill() }
+        let db = workspace.path("second.db")
+        let result = try runStepwise(["serve", "--port", String(running.port), "--db", db])
+        #expect(result.status == 2)
+        for path in [db, db + "-wal", db + "-shm", db + ".secrets-key"] {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) was left behind")
+        }
+    }
+}
