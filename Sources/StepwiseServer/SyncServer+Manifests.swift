@@ -3,8 +3,9 @@ import Hummingbird
 import NIOCore
 
 extension SyncServer {
-    /// `GET /manifests/<path>`: a file of the publish directory, with ETag and 304.
-    func handleManifestFile(_ request: Request, path: String) throws(SyncServerError) -> Response {
+    /// `GET /manifests/<path>`: a file of the publish directory, with ETag and 304; with
+    /// `headersOnly` (`HEAD`), the same headers and no body.
+    func handleManifestFile(_ request: Request, path: String, headersOnly: Bool = false) throws(SyncServerError) -> Response {
         guard let directory = publishDirectory, let file = directory.file(at: path) else {
             throw SyncServerError(.notFound, "no such file in the publish directory")
         }
@@ -17,6 +18,7 @@ extension SyncServer {
         }
         headers[.contentType] = file.contentType
         headers[.contentLength] = String(file.bytes.count)
+        if headersOnly { return Response(status: .ok, headers: headers, body: ResponseBody()) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
     }
 }

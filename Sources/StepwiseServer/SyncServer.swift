@@ -17,7 +17,7 @@ import NIOCore
 /// | `GET /mobile/status` | list instance statuses |
 /// | `POST /mobile/commands` | queue a command |
 /// | `POST /mobile/telemetry` | store telemetry events (SYNC.md §4) |
-/// | `GET /manifests/…` | the publish directory (with `--publish-dir`), ETag/304 |
+/// | `GET`, `HEAD /manifests/…` | the publish directory (with `--publish-dir`), ETag/304 |
 /// | `GET /` | the web page (API key by `x-api-key`, `?key=` or the `stepwise_key` cookie) |
 ///
 /// ```swift
@@ -90,6 +90,10 @@ public struct SyncServer: Sendable {
         if publishDirectory != nil {
             router.get("manifests/**") { request, context in
                 try self.handleManifestFile(request, path: context.parameters.getCatchAll().joined(separator: "/"))
+            }
+            // HEAD: what a CDN or a cache asks before fetching (the same headers, no body).
+            router.head("manifests/**") { request, context in
+                try self.handleManifestFile(request, path: context.parameters.getCatchAll().joined(separator: "/"), headersOnly: true)
             }
         }
         router.get("/") { request, _ in await self.handleDashboard(request) }

@@ -49,6 +49,11 @@ struct PublishDirectoryTests {
             #expect(weak.status == .notModified)
             let other = try await client.send(.get, "/manifests/manifest.json", key: nil, headers: [.ifNoneMatch: "\"other\""])
             #expect(other.status == .ok)
+            // HEAD: the same headers, no body.
+            let head = try await client.send(.head, "/manifests/manifest.json", key: nil)
+            #expect(head.status == .ok && head.isBodyEmpty)
+            #expect(head.headers[.eTag] == etag && head.headers[.cacheControl] == "max-age=60")
+            #expect(head.headers[.contentLength] == "35")
         }
     }
 
