@@ -107,6 +107,11 @@ public struct PublishCommand: AsyncParsableCommand {
                 }
                 expires = ms
             }
+            if let baseURL, baseURL.lowercased().hasPrefix("http://"),
+                ["localhost", "127.0.0.1"].contains(URL(string: baseURL)?.host?.lowercased() ?? "")
+            {
+                warnings += "warning: --base-url is plain http: only devices configured with allowInsecureLocalhost accept its entries\n"
+            }
             options = ManifestPublisher.Options(
                 rootKey: root.key, rootKeyID: keyID, signingKey: signer, signingKeyID: signingKeyID, trustedKeys: trusted,
                 baseURL: baseURL, minSDKVersion: minSDK, expiresInMilliseconds: expires, now: now)

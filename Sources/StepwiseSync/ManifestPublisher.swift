@@ -1,4 +1,5 @@
 public import StepwiseCrypto
+import Foundation
 import StepwiseExecution
 import StepwiseJSON
 import StepwiseSequences
@@ -119,8 +120,15 @@ public enum ManifestPublisher {
         guard SDKVersion.isWellFormed(options.minSDKVersion) else {
             throw SyncError(.invalidInput, "--min-sdk '\(options.minSDKVersion)' is not dotted numbers like 1.2.0")
         }
-        if let base = options.baseURL, !(base.hasPrefix("https://") || base.hasPrefix("http://")) {
-            throw SyncError(.invalidInput, "--base-url must be an absolute http(s) URL")
+        if let base = options.baseURL {
+            guard base.hasPrefix("https://") || base.hasPrefix("http://"), let url = URL(string: base) else {
+                throw SyncError(.invalidInput, "--base-url must be an absolute http(s) URL")
+            }
+            // Entries a device must refuse (SYNC.md §1 transport rules, E5) are not published;
+            // http://localhost and http://127.0.0.1 stay possible for local testing.
+            if let reason = TransportPolicy(allowInsecureLocalhost: true).refusal(for: url) {
+                throw SyncError(.invalidInput, "--base-url \(reason): devices would refuse every entry")
+            }
         }
         let sequenceKey = options.signingKey ?? options.rootKey
         let sequenceKeyID: String

@@ -140,6 +140,24 @@ struct ManifestPublishVerifyTests {
         #expect(hijack.standardError.contains("cannot be carried forward"))
     }
 
+    /// SYNC.md §1 transport rules: a base URL every device would refuse (E5) is an error; plain
+    /// http to localhost publishes with a warning (devices with allowInsecureLocalhost).
+    @Test func aBaseURLDevicesWouldRefuseIsNotPublished() throws {
+        let dir = try ManifestCLI.temporaryDirectory()
+        let root = ManifestCLI.keys("root", in: dir)
+        let a = try ManifestCLI.sequence("alpha", in: dir)
+        for base in ["http://cdn.example.com/app/", "https://192.168.1.20/app/", "ftp://cdn.example.com/"] {
+            let refused = PublishCommand.execute(key: root.key, baseURL: base, out: dir + "/refused", paths: [a], now: ManifestCLI.now)
+            #expect(refused.exitCode == 2, "\(base)")
+            #expect(refused.standardError.contains("--base-url"), "\(refused.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/refused/manifest.json"))
+        }
+        let local = PublishCommand.execute(
+            key: root.key, baseURL: "http://127.0.0.1:8080/app/", out: dir + "/local", paths: [a], now: ManifestCLI.now)
+        #expect(local.exitCode == 0, "\(local.standardError)")
+        #expect(local.standardError.contains("warning: --base-url is plain http"))
+    }
+
     @Test func separateSigningKeyAndTrustedKeysAreListed() async throws {
         let dir = try ManifestCLI.temporaryDirectory()
         let root = ManifestCLI.keys("root", in: dir)
