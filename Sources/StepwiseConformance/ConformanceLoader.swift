@@ -102,11 +102,19 @@ public enum ConformanceLoader {
     static func parseCase(
         _ object: JSONValue, file: String, index: Int, bytes: [UInt8] = [], span: Range<Int>? = nil
     ) throws(ConformanceInputError) -> ConformanceCase {
+        // Cases are numbered from 1, as actions and handler responses are.
         guard case .object(let o) = object else {
-            throw ConformanceInputError(file: file, message: "case \(index) is not an object")
+            throw ConformanceInputError(file: file, message: "case \(index + 1) is not an object")
         }
-        guard case .string(let name)? = o["name"] else {
-            throw ConformanceInputError(file: file, message: "case \(index) has no 'name'")
+        guard let nameValue = o["name"] else {
+            throw ConformanceInputError(file: file, message: "case \(index + 1) has no 'name'")
+        }
+        guard case .string(let name) = nameValue else {
+            throw ConformanceInputError(file: file, message: "case \(index + 1): name must be a string, got \(nameValue.typeName)")
+        }
+        // A field of the wrong type would silently test something else than its author meant.
+        if let problem = Self.fieldTypeProblem(o) {
+            throw ConformanceInputError(file: file, message: "case '\(name)': \(problem)")
         }
         if case .string(let expr)? = o["expr"] {
             var data = o["data"] ?? .object(JSONObject())
@@ -170,6 +178,33 @@ public enum ConformanceLoader {
                     sequence: sequence, sequenceBytes: sequenceBytes, extraSequences: extras, extraSequenceBytes: extraBytes,
                     instanceID: o["instance_id"]?.stringValue, input: o["input"] ?? .object(JSONObject()),
                     handlers: handlers, actions: o["actions"]?.arrayValue ?? [], expect: expect)))
+    }
+
+    /// Why a field of a case has the wrong JSON type, or `nil`: `expr` a string; `context` and
+    /// `outputs` (expression cases) objects; `instance_id` a string; `sequences` an array of
+    /// objects; each handler's responses not an empty list.
+    static func fieldTypeProblem(_ o: JSONObject) -> String? {
+        func present(_ key: String) -> JSONValue? {
+            guard let value = o[key], value != .null else { return nil }
+            return value
+        }
+        if let expr = present("expr"), expr.stringValue == nil { return "expr must be a string, got \(expr.typeName)" }
+        for key in ["context", "outputs"] {
+            if let value = present(key), value.objectValue == nil { return "\(key) must be an object, got \(value.typeName)" }
+        }
+        if let id = present("instance_id"), id.stringValue == nil { return "instance_id must be a string, got \(id.typeName)" }
+        if let extras = present("sequences") {
+            guard let list = extras.arrayValue else { return "sequences must be an array, got \(extras.typeName)" }
+            for (index, element) in list.enumerated() where element.objectValue == nil {
+                return "sequences[\(index)] must be an object, got \(element.typeName)"
+            }
+        }
+        if case .object(let handlers)? = present("handlers") {
+            for (name, responses) in handlers where responses.arrayValue?.isEmpty == true {
+                return "handler '\(name)' has no responses (give at least one, e.g. {\"output\": null})"
+            }
+        }
+        return nil
     }
 
     /// Why a sequence case's `actions`, `handlers` or `expect` do not have CONFORMANCE.md's shape,

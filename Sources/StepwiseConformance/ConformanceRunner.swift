@@ -11,10 +11,20 @@ public struct CaseOutcome: Sendable {
     /// Whether it passed.
     public var passed: Bool { failure == nil }
     /// `PASS <file> :: <name>` or `FAIL <file> :: <name>: <what differed>`, one line (line
-    /// breaks in the difference, such as a load error's problem list, become "; ").
+    /// breaks in the difference, such as a load error's problem list, become "; "; in the name
+    /// they are shown as `\n`).
     public var line: String {
-        if let failure { return "FAIL \(file) :: \(name): \(failure.split(separator: "\n").joined(separator: "; "))" }
-        return "PASS \(file) :: \(name)"
+        // A name with a line break (JSON allows one) is shown escaped: one line per case.
+        var shownName = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "\n": shownName += "\\n"
+            case "\r": shownName += "\\r"
+            default: shownName.unicodeScalars.append(scalar)
+            }
+        }
+        if let failure { return "FAIL \(file) :: \(shownName): \(failure.split(separator: "\n").joined(separator: "; "))" }
+        return "PASS \(file) :: \(shownName)"
     }
 }
 

@@ -117,7 +117,7 @@ struct SequenceCaseRunner {
             case .failed(let message):
                 let action = testCase.actions[actionIndex]
                 await engine.shutdown()
-                return (false, "action \(actionIndex) \(JSONWriter.string(action)): \(message)")
+                return (false, "action \(actionIndex + 1) \(JSONWriter.string(action)): \(message)")
             case .notYet:
                 return (false, nil)
             }

@@ -1,5 +1,5 @@
 import Foundation
-import StepwiseConformance
+@testable import StepwiseConformance
 import Testing
 
 /// The package root, found from this file's location.
@@ -99,6 +99,12 @@ struct ConformanceLoaderTests {
             sequenceCase("unknown action", ok + #", "actions": [{"frobnicate": "a"}], "expect": {"state": "completed"}"#),
             sequenceCase("misspelt response", #""handlers": {"h": [{"outptu": {}}]}, "expect": {"state": "completed"}"#),
             #"{"name": "truthy string", "expr": "1", "expect_truthy": "no"}"#,
+            sequenceCase("numeric id", ok + #", "instance_id": 12345, "expect": {"state": "completed"}"#),
+            sequenceCase("extras object", ok + #", "sequences": {"name": "c"}, "expect": {"state": "completed"}"#),
+            sequenceCase("no responses", #""handlers": {"h": []}, "expect": {"state": "completed"}"#),
+            #"{"name": "context number", "expr": "1", "context": 5, "expect": 1}"#,
+            #"{"name": "expr number", "expr": 5, "expect": 5}"#,
+            #"{"name": 7, "expr": "1", "expect": 1}"#,
             sequenceCase("fine", ok + #", "expect": {"state": "completed", "calls": {"h": 1}}"#),
         ].joined(separator: ",") + "]}"
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("cases-\(UUID().uuidString).json").path
@@ -116,9 +122,21 @@ struct ConformanceLoaderTests {
             "case 'unknown action': action 1: unknown action with the keys frobnicate",
             "case 'misspelt response': handler 'h' response 1: unknown response field 'outptu'",
             "case 'truthy string': expect_truthy is true or false, got \"no\"",
+            "case 'numeric id': instance_id must be a string, got integer",
+            "case 'extras object': sequences must be an array, got object",
+            "case 'no responses': handler 'h' has no responses",
+            "case 'context number': context must be an object, got integer",
+            "case 'expr number': expr must be a string, got integer",
+            "case 14: name must be a string, got integer",
         ] {
             #expect(messages.contains { $0.contains(expected) }, "\(expected) in \(messages)")
         }
+    }
+
+    /// A case name with a line break still prints as one line.
+    @Test func aCaseLineIsOneLine() {
+        let outcome = CaseOutcome(file: "f.json", name: "line one\nline two", failure: "a\nb")
+        #expect(outcome.line == #"FAIL f.json :: line one\nline two: a; b"#)
     }
 
     /// A folder whose name ends in `.json` is searched like any folder, not read as a case file.
