@@ -483,7 +483,8 @@ extension InstanceMachine {
     func retryBackoff(_ id: NodeID, step: StepBlock, attempt: Int, failure: AttemptFailure) -> Int64? {
         guard failure.isRetryable, let retry = step.retry else { return nil }
         let attemptsSoFar = attempt - runtime[id].progress.budgetStart
-        if attemptsSoFar >= retry.maxAttempts + 1 { return nil }
+        // `> maxAttempts`, not `>= maxAttempts + 1`: max_attempts may be Int.max.
+        if attemptsSoFar > retry.maxAttempts { return nil }
         if let code = failure.code, retry.nonRetryableCodes.contains(code) { return nil }
         if let retryIf = retry.retryIf {
             var data = record.data

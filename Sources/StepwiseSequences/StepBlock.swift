@@ -118,11 +118,17 @@ public struct RetryPolicy: Sendable {
         return Int64(capped)
     }
 
+    /// `base` to the power `exponent` by squaring: a step retried millions of times
+    /// (`max_attempts` may be huge) costs a few multiplications, not one per retry.
     private func pow2(_ base: Double, _ exponent: Int) -> Double {
         var result = 1.0
-        for _ in 0..<max(0, exponent) {
-            result *= base
-            if result > 1e300 { break }
+        var factor = base
+        var remaining = max(0, exponent)
+        while remaining > 0 {
+            if remaining & 1 == 1 { result *= factor }
+            remaining >>= 1
+            if remaining > 0 { factor *= factor }
+            if !result.isFinite || result > 1e300 { return .infinity }
         }
         return result
     }
