@@ -289,7 +289,7 @@ struct SequenceValidator {
                 error(p, .invalidDuration, "\(key) \(seconds) is negative")
                 return nil
             }
-            let ms = (seconds * 1000).rounded(.towardZero)
+            let ms = FractionalSeconds.milliseconds(seconds)
             guard ms <= Double(limit) else {
                 error(p, .invalidDuration, "\(key) \(seconds) s is more than the limit of \(limit) ms")
                 return nil

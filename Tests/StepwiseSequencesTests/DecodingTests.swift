@@ -29,6 +29,17 @@ struct DecodingTests {
         #expect(s.retry == nil && s.waitForInput == nil && s.runWhen == nil && s.when == nil)
     }
 
+    /// The seconds as written, not their binary value: 1.001 is 1000.999… ms in binary.
+    @Test(arguments: [
+        ("1.001", Int64(1001)), ("2.01", 2010), ("32.3", 32300), ("0.0005", 0), ("0.001", 1), ("1e-05", 0),
+        ("12345.6789", 12_345_678), ("5.0", 5000), ("1.5e3", 1_500_000),
+    ])
+    func floatSecondsAreReadAsWritten(text: String, milliseconds: Int64) throws {
+        let block = try only(step("a", #""timeout": \#(text)"#))
+        guard case .step(let s) = block.kind else { return }
+        #expect(s.timeoutMilliseconds == milliseconds)
+    }
+
     @Test func fractionalMillisecondsAreTruncated() throws {
         let block = try only(step("a", #""timeout": 0.0015"#))
         guard case .step(let s) = block.kind else { return }
