@@ -6,9 +6,9 @@ import StepwiseCrypto
 ///
 /// Only `*.json` and `*.sig` files are served, by paths of plain names (letters, digits, `-`,
 /// `_`, `.`; no hidden files, no `..`). Bytes go out exactly as stored. Each response has a
-/// strong `ETag` (the SHA-256 of the bytes) and answers `If-None-Match` with 304; the manifest
-/// gets `Cache-Control: max-age=60`, everything else (content-addressed artifacts)
-/// `max-age=31536000, immutable`.
+/// strong `ETag` (the SHA-256 of the bytes) and answers `If-None-Match` with 304; content-
+/// addressed artifacts (`<sha256>.json`, `<sha256>.sig`) get `max-age=31536000, immutable`,
+/// every other file (a manifest, wherever it is) `Cache-Control: max-age=60`.
 ///
 /// ```swift
 /// let directory = PublishDirectory(path: "out")
@@ -61,11 +61,18 @@ public struct PublishDirectory: Sendable, Hashable {
             let data = FileManager.default.contents(atPath: fullPath)
         else { return nil }
         let bytes = [UInt8](data)
-        let isManifest = components.count == 1 && name == "manifest.json"
         return File(
             bytes: bytes, contentType: contentType,
-            cacheControl: isManifest ? "max-age=60" : "max-age=31536000, immutable",
+            cacheControl: Self.isContentAddressed(name) ? "max-age=31536000, immutable" : "max-age=60",
             entityTag: "\"\(SHA256.hexDigest(of: bytes))\"")
+    }
+
+    /// Whether a file name is what `publish` names an artifact: the SHA-256 of the sequence in
+    /// lowercase hex, then `.json` or `.sig`. Only those can be cached for good; a manifest
+    /// (at the top or in a tenant's folder) or any other file changes in place.
+    static func isContentAddressed(_ name: Substring) -> Bool {
+        let stem = name.hasSuffix(".json") ? name.dropLast(5) : name.hasSuffix(".sig") ? name.dropLast(4) : name
+        return stem.count == 64 && stem.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
     }
 
     /// Whether an `If-None-Match` header value matches `entityTag` (weak comparison, `*`

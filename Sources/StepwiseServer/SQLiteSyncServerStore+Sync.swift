@@ -64,8 +64,13 @@ extension SQLiteSyncServerStore {
                 "SELECT \(Self.commandColumns) FROM commands WHERE \(pendingFilter) ORDER BY delivery_count >= \(Self.stuckDeliveries), seq LIMIT ?",
                 bindings: scope + [.integer(now), .integer(Int64(batch.deliveryLimit))])
             var delivered: [CommandRecord] = []
+            var deliveredBytes = 0
             for row in rows {
                 guard var record = Self.decodeCommand(row) else { continue }
+                // Sealed payloads go out decrypted: about as long as their ciphertext.
+                let bytes = max(JSONWriter.bytes(record.command.payload).count, record.command.sealedPayload?.count ?? 0) + 256
+                if !delivered.isEmpty && deliveredBytes + bytes > batch.deliveryByteLimit { break }
+                deliveredBytes += bytes
                 try connection.execute(
                     """
                     UPDATE commands SET delivery_count = delivery_count + 1, last_delivered_at = ?,

@@ -22,6 +22,10 @@ public struct SyncBatch: Sendable {
     public var results: [CommandResult] = []
     /// The most commands to deliver in the response.
     public var deliveryLimit: Int = 50
+    /// The most payload bytes to deliver in the response (at least one command goes out
+    /// whatever its size): devices refuse sync answers over 4 MiB, and a queue of large
+    /// commands must not make every answer too large to take, which would keep them unacked.
+    public var deliveryByteLimit: Int = 3 << 20
 
     /// Creates an empty batch for a device.
     ///

@@ -29,6 +29,7 @@ extension SyncServer {
         guard let output = try body.objectOrJSONText("output") else {
             throw SyncServerError(.badRequest, "output is required and must be an object")
         }
+        try checkDeliverable(.object(output), what: "output")
         let commandID = try await resolveApproval(id, tenant: tenant, output: .object(output))
         return JSONResponse.make(body: ["command_id": .string(commandID)])
     }
@@ -58,7 +59,7 @@ extension SyncServer {
                 "instance_id": .string(approval.instanceID), "block_id": .string(approval.blockID),
                 "step_name": .string(approval.blockID), "output": output,
             ],
-            createdAt: now, expiresAt: now + configuration.commandTTLSeconds * 1000)
+            createdAt: now, expiresAt: commandExpiry(now: now))
         guard try await store.resolveApproval(id, tenant: tenant, resolution: output, command: command, now: now) else {
             throw SyncServerError(.notFound, "approval '\(id)' not found or not pending")
         }

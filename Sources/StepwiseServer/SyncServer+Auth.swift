@@ -97,7 +97,8 @@ extension SyncServer {
     ///
     /// - Throws: 400 when it is not a positive integer.
     func listLimit(_ request: Request) throws(SyncServerError) -> Int {
-        guard let text = request.uri.queryParameters.get("limit") else { return configuration.defaultListLimit }
+        // `limit=` (empty) is absent, as empty `state=` and `device_id=` are.
+        guard let text = queryValue(request, "limit") else { return configuration.defaultListLimit }
         guard let limit = Int(text), limit > 0 else {
             throw SyncServerError(.badRequest, "limit must be a positive integer")
         }

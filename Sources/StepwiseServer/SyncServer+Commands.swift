@@ -10,6 +10,45 @@ extension SyncServer {
     /// The `update_sequence` policies of SYNC.md §2.7.
     static let updatePolicies: Set<String> = ["restart", "graceful", "fail", "cancel", "skip_executed"]
 
+    /// The most bytes a queued command's payload may hold: a device takes at most 4 MiB per
+    /// sync answer, and a command it can never receive would never be acknowledged.
+    static let maxCommandPayloadBytes = 1 << 20
+
+    /// The deepest nesting a queued command's payload may have: devices read sync answers
+    /// with SEMANTICS §1.1's limit of 256 levels, and a payload sits 4 levels down in one.
+    static let maxCommandPayloadDepth = 250
+
+    /// Refuses a payload no device could take in a sync answer: 413 past
+    /// ``maxCommandPayloadBytes``, 400 past ``maxCommandPayloadDepth``.
+    func checkDeliverable(_ payload: JSONValue, what: String) throws(SyncServerError) {
+        let size = JSONWriter.bytes(payload).count
+        if size > Self.maxCommandPayloadBytes {
+            throw SyncServerError(
+                .contentTooLarge, "\(what) is \(size) bytes; a command may carry at most \(Self.maxCommandPayloadBytes) bytes")
+        }
+        if Self.nestingDepth(payload, limit: Self.maxCommandPayloadDepth + 1) > Self.maxCommandPayloadDepth {
+            throw SyncServerError(
+                .badRequest, "\(what) nests more than \(Self.maxCommandPayloadDepth) levels deep; devices could not read the command")
+        }
+    }
+
+    /// The nesting depth of `value` (a scalar is 0), counted no further than `limit`.
+    static func nestingDepth(_ value: JSONValue, limit: Int) -> Int {
+        guard limit > 0 else { return 0 }
+        switch value {
+        case .array(let items): return 1 + items.reduce(0) { max($0, nestingDepth($1, limit: limit - 1)) }
+        case .object(let members): return 1 + members.reduce(0) { max($0, nestingDepth($1.value, limit: limit - 1)) }
+        default: return 0
+        }
+    }
+
+    /// When a command queued at `now` expires (the TTL saturates rather than overflows).
+    func commandExpiry(now: Int64) -> Int64 {
+        let (ttl, overflow) = configuration.commandTTLSeconds.multipliedReportingOverflow(by: 1000)
+        let (expiry, late) = now.addingReportingOverflow(overflow ? .max : ttl)
+        return overflow || late ? .max : expiry
+    }
+
     /// `POST /mobile/commands` with `{device_id, command_type, payload}` → 201 `{"id"}`.
     func handleCreateCommand(_ request: Request) async throws(SyncServerError) -> Response {
         let tenant = try await authenticate(request)
@@ -29,6 +68,7 @@ extension SyncServer {
         guard Self.commandTypes.contains(type) else {
             throw SyncServerError(.badRequest, "unknown command type '\(type)'")
         }
+        try checkDeliverable(.object(payloadObject), what: "payload")
         let payload = FieldReader(payloadObject, path: "payload")
         var resolving: (instanceID: String, blockID: String, output: JSONValue)?
         switch type {
@@ -70,7 +110,7 @@ extension SyncServer {
         let now = clock.now()
         var command = NewCommand(
             id: ServerIdentifier.make(), tenant: tenant, deviceID: deviceID, type: type, payload: .object(payloadObject),
-            createdAt: now, expiresAt: now + configuration.commandTTLSeconds * 1000)
+            createdAt: now, expiresAt: commandExpiry(now: now))
         if type == "step_result", payloadObject["resolved_params"] != nil {
             // Secrets given by the caller are stored only encrypted, like resolved delegations.
             command.sealedPayload = sealer.seal(JSONWriter.bytes(.object(payloadObject)))

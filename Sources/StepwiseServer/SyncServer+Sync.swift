@@ -112,7 +112,7 @@ extension SyncServer {
         ]
         var command = NewCommand(
             id: ServerIdentifier.make(), tenant: tenant, deviceID: deviceID, type: "step_result", payload: .null,
-            createdAt: now, expiresAt: now + configuration.commandTTLSeconds * 1000)
+            createdAt: now, expiresAt: commandExpiry(now: now))
         switch credentials.resolve(params, tenant: tenant) {
         case .success(let resolved):
             payload["success"] = true

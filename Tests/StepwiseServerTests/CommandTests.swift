@@ -120,6 +120,63 @@ struct CommandTests {
         }
     }
 
+    @Test("a TTL too long to add to the time never expires instead of overflowing")
+    func hugeTTL() async throws {
+        try await ServerHarness.run(configure: { $0.commandTTLSeconds = .max }) { harness, client in
+            try await client.register("d1")
+            let created = try await client.send(
+                .post, "/mobile/commands", json: ["device_id": "d1", "command_type": "start_workflow", "payload": ["sequence_name": "s"]])
+            #expect(created.status == .created)
+            harness.clock.advance(seconds: 400 * 86_400)
+            #expect(try await client.sync("d1").json["commands"]?.arrayValue?.count == 1)
+        }
+    }
+
+    /// A command no device could take in a sync answer would stay unacknowledged until it
+    /// expires, making every sync of its device fail: it is refused when queued.
+    @Test("a payload past 1 MiB is refused (413), one nested past 250 levels too (400)")
+    func undeliverablePayloads() async throws {
+        try await ServerHarness.run { _, client in
+            try await client.register("d1")
+            let big = try await client.send(
+                .post, "/mobile/commands",
+                json: ["device_id": "d1", "command_type": "start_workflow",
+                       "payload": ["sequence_name": "s", "input": ["blob": .string(String(repeating: "x", count: 1 << 20))]]])
+            #expect(big.status == .contentTooLarge)
+            #expect(big.errorMessage?.contains("a command may carry at most 1048576 bytes") == true)
+            var nested: JSONValue = 1
+            for _ in 0..<250 { nested = .array([nested]) }
+            let deep = try await client.send(
+                .post, "/mobile/commands",
+                json: ["device_id": "d1", "command_type": "start_workflow", "payload": ["sequence_name": "s", "input": ["x": nested]]])
+            #expect(deep.status == .badRequest)
+            #expect(deep.errorMessage?.contains("nests more than 250 levels") == true)
+            #expect(try await client.sync("d1").json["commands"] == [])
+        }
+    }
+
+    /// Many large commands go out a few at a time, so every answer stays readable (devices
+    /// take at most 4 MiB) and each one's ack frees the queue.
+    @Test("a sync answer carries at most about 3 MiB of commands")
+    func deliveriesAreCappedInBytes() async throws {
+        try await ServerHarness.run { _, client in
+            try await client.register("d1")
+            let input: JSONValue = ["blob": .string(String(repeating: "y", count: 900_000))]
+            for _ in 0..<6 {
+                let created = try await client.send(
+                    .post, "/mobile/commands",
+                    json: ["device_id": "d1", "command_type": "start_workflow", "payload": ["sequence_name": "s", "input": input]])
+                #expect(created.status == .created)
+            }
+            let first = try await client.sync("d1")
+            let delivered = first.json["commands"]?.arrayValue ?? []
+            #expect(delivered.count == 3)
+            #expect(first.json["sync_interval_secs"] == 5)
+            let acks = delivered.compactMap { $0["id"]?.stringValue }
+            #expect(try await client.sync("d1", acks: acks).json["commands"]?.arrayValue?.count == 3)
+        }
+    }
+
     @Test("pruning deletes old acknowledged and expired commands and finished approvals")
     func pruning() async throws {
         try await ServerHarness.run { harness, client in

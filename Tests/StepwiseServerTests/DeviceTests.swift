@@ -86,6 +86,8 @@ struct DeviceTests {
             #expect(try await client.send(.get, "/mobile/devices?limit=100000").status == .ok)
             #expect(try await client.send(.get, "/mobile/devices?limit=0").status == .badRequest)
             #expect(try await client.send(.get, "/mobile/devices?limit=abc").status == .badRequest)
+            // Empty is absent (the default 100), as for the other query parameters.
+            #expect(try await client.send(.get, "/mobile/devices?limit=").json["items"]?.arrayValue?.count == 3)
         }
     }
 }

@@ -7,14 +7,20 @@ import StepwiseServer
 
 @Suite("Serving a publish directory")
 struct PublishDirectoryTests {
+    /// An artifact's name: a SHA-256 in lowercase hex.
+    static let sha = "a348fa82e3e32c7c2e7b755dc505c94fb1968b97b19ee1c7cece17885349e5f3"
     /// Writes a small publish directory and returns its path.
     static func makeDirectory(in parent: URL) throws -> String {
         let root = parent.appendingPathComponent("published", isDirectory: true)
         try FileManager.default.createDirectory(
             at: root.appendingPathComponent("sequences", isDirectory: true), withIntermediateDirectories: true)
         try Data("c2lnbmF0dXJl\n{\"manifest_version\":1}".utf8).write(to: root.appendingPathComponent("manifest.json"))
-        try Data("{\"name\":\"s\"}".utf8).write(to: root.appendingPathComponent("sequences/abc.json"))
-        try Data("c2ln".utf8).write(to: root.appendingPathComponent("sequences/abc.sig"))
+        try Data("{\"name\":\"s\"}".utf8).write(to: root.appendingPathComponent("sequences/\(Self.sha).json"))
+        try Data("c2ln".utf8).write(to: root.appendingPathComponent("sequences/\(Self.sha).sig"))
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("tenant-a", isDirectory: true), withIntermediateDirectories: true)
+        try Data("c2ln\n{}".utf8).write(to: root.appendingPathComponent("tenant-a/manifest.json"))
+        try Data("{}".utf8).write(to: root.appendingPathComponent("sequences/abc.json"))
         try Data("secret".utf8).write(to: root.appendingPathComponent("notes.txt"))
         try Data("{}".utf8).write(to: root.appendingPathComponent(".hidden.json"))
         try Data("top".utf8).write(to: parent.appendingPathComponent("outside.json"))
@@ -60,11 +66,18 @@ struct PublishDirectoryTests {
     @Test("artifacts are immutable; other files and paths outside are not served")
     func artifactsAndRefusals() async throws {
         try await Self.withServer { client in
-            let sequence = try await client.send(.get, "/manifests/sequences/abc.json", key: nil)
+            let sequence = try await client.send(.get, "/manifests/sequences/\(Self.sha).json", key: nil)
             #expect(sequence.status == .ok)
             #expect(sequence.headers[.cacheControl] == "max-age=31536000, immutable")
-            let signature = try await client.send(.get, "/manifests/sequences/abc.sig", key: nil)
+            let signature = try await client.send(.get, "/manifests/sequences/\(Self.sha).sig", key: nil)
             #expect(signature.text == "c2ln")
+            #expect(signature.headers[.cacheControl] == "max-age=31536000, immutable")
+            // Only content-addressed names are cached for good: a tenant's manifest, or any
+            // other file, changes in place.
+            for path in ["/manifests/tenant-a/manifest.json", "/manifests/sequences/abc.json"] {
+                let response = try await client.send(.get, path, key: nil)
+                #expect(response.status == .ok && response.headers[.cacheControl] == "max-age=60", "\(path)")
+            }
             for path in [
                 "/manifests/notes.txt", "/manifests/.hidden.json", "/manifests/../outside.json", "/manifests/%2E%2E/outside.json",
                 "/manifests/sequences/missing.json", "/manifests/sequences",
