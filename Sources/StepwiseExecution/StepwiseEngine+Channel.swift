@@ -12,8 +12,13 @@ public struct SyncRequestDraft: Sendable {
 }
 
 extension StepwiseEngine {
+    /// The most status and approval bytes one sync request carries (at least one row goes
+    /// whatever its size); the rest follow in the next request of the same cycle.
+    static let syncRequestByteBudget = 2 << 20
+
     /// Assembles the next sync request from the outbox: oldest first, at most 100 statuses, 50
-    /// approvals, 20 delegations, 100 acks and 100 results; approvals whose wait closed are dropped.
+    /// approvals, 20 delegations, 100 acks and 100 results, and about 2 MiB of statuses and
+    /// approvals; approvals whose wait closed are dropped.
     ///
     /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
     public func draftSyncRequest(deviceID: String) throws(StepwiseError) -> SyncRequestDraft {
@@ -21,23 +26,39 @@ extension StepwiseEngine {
         var sent: [OutboxRow] = []
         var stale = StoreBatch()
         var statuses: [JSONValue] = []
+        // A byte budget besides the counts: a server takes bounded bodies (the reference one
+        // 8 MiB), and a request refused for its size would be retried with the same rows
+        // forever. A status of a large sequence (one entry per block) can be close to 1 MiB.
+        var bytes = 0
+        var overBudget = false
+        func fits(_ payload: JSONValue) -> Bool {
+            let size = JSONWriter.bytes(payload).count
+            guard sent.isEmpty || bytes + size <= Self.syncRequestByteBudget else {
+                overBudget = true
+                return false
+            }
+            bytes += size
+            return true
+        }
         let statusRows = try store.outboxRows(.status, limit: 101)
         for row in statusRows.prefix(100) {
             guard let id = row.instanceID, let payload = try statusPayload(id) else {
                 stale.outbox.append(.delete(kind: .status, key: row.key, generation: row.generation))
                 continue
             }
+            guard fits(payload) else { break }
             statuses.append(payload)
             sent.append(row)
         }
         var approvals: [JSONValue] = []
         let approvalRows = try store.outboxRows(.approval, limit: 51)
-        for row in approvalRows.prefix(50) {
+        for row in approvalRows.prefix(50) where !overBudget {
             let waitID = row.payload["metadata"]?["wait_id"]?.stringValue
             let open = row.instanceID.flatMap { live[$0] }.map { runtime in
                 runtime.activeNodes.contains { $0.phase == .awaitingInput && $0.progress.waitID == waitID }
             } ?? false
             if open {
+                guard fits(row.payload) else { break }
                 approvals.append(row.payload)
                 sent.append(row)
             } else {
@@ -59,7 +80,7 @@ extension StepwiseEngine {
             "command_results": .array(resultRows.prefix(100).map(\.payload)),
         ]
         if !configuration.environment.isEmpty { body["environment"] = .string(configuration.environment) }
-        let hasMore = statusRows.count > 100 || approvalRows.count > 50 || delegationRows.count > 20
+        let hasMore = overBudget || statusRows.count > 100 || approvalRows.count > 50 || delegationRows.count > 20
             || ackRows.count > 100 || resultRows.count > 100
         return SyncRequestDraft(body: .object(body), sent: sent, hasMore: hasMore)
     }

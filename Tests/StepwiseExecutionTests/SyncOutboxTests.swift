@@ -43,6 +43,35 @@ struct SyncOutboxTests {
         await engine.shutdown()
     }
 
+    /// A request carries about 2 MiB of statuses at most: statuses of large sequences (one
+    /// entry per block) go over several requests instead of one a server would refuse.
+    @Test func statusesOfLargeSequencesAreSpreadOverRequests() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        let filler = (0..<4_000).map { #"{"type": "step", "id": "step-with-a-longer-name-\#($0)", "handler": "work"}"# }
+        let big = #"{"name": "big", "version": 1, "blocks": [{"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "Go?"}}, "#
+            + filler.joined(separator: ", ") + "]}"
+        _ = try await engine.loadSequence(json: Array(big.utf8))
+        for _ in 0..<4 { _ = try await engine.start("big") }
+        try await runToRest(engine, clock: clock)
+        var statuses = 0
+        var requests = 0
+        while true {
+            let draft = try await engine.draftSyncRequest(deviceID: "device-1")
+            let size = JSONWriter.bytes(draft.body).count
+            #expect(size < 3 << 20, "request \(requests) is \(size) bytes")
+            statuses += draft.body["status_updates"]?.arrayValue?.count ?? 0
+            requests += 1
+            try await engine.confirmSyncDelivery(draft.sent)
+            if !draft.hasMore || requests > 10 { break }
+        }
+        #expect(statuses == 4)
+        #expect(requests >= 2)
+        await engine.shutdown()
+    }
+
     @Test func commandsRunExactlyOnceAcrossRestarts() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
