@@ -591,16 +591,25 @@ extension InstanceMachine {
         let key = step.waitForInput?.storeAs ?? block.id.rawValue
         var data = record.data
         data[key] = value
-        if let problem = dataSizeProblem(data) { return .rejected(problem) }
-        var r = record
-        r.data = data
-        record = r
+        let sizeProblem = dataSizeProblem(data)
+        if sizeProblem == nil {
+            var r = record
+            r.data = data
+            record = r
+        }
         log(
             .inputReceived, node: id, step: block.id.rawValue, attempt: runtime[id].attempt,
             ["payload": payload, "value": value, "wait_id": runtime[id].progress.waitID.map(JSONValue.string) ?? .null])
         var node = runtime[id]
         node.progress.waitID = nil
         runtime[id] = node
+        if let sizeProblem {
+            // SEMANTICS §1.7: a valid answer whose write would take context.data past its
+            // limit is taken, and the write fails the node that made it (catchable).
+            logStepFailure(id, step: block.id.rawValue, attempt: runtime[id].attempt, message: sizeProblem, code: nil)
+            finish(id, .failed, error: error(at: id, sizeProblem))
+            return .accepted
+        }
         finish(id, .completed)
         return .accepted
     }

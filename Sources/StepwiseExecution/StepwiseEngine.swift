@@ -509,7 +509,8 @@ public actor StepwiseEngine {
     ///   - waitId: which wait, when several of the step are open (oldest otherwise).
     /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (no open wait), `invalidInput`
     ///   (not an object, too large, not one of the choices); nothing changes then. Also
-    ///   `storage`, `shutdown`.
+    ///   `storage`, `shutdown`. An answer whose write would take `context.data` past 4 MiB
+    ///   does not throw: it is taken and fails its step (catchable, SEMANTICS §1.7).
     public func completeStep(
         instanceId: InstanceID, stepId: String, output: JSONValue, waitId: String? = nil
     ) throws(StepwiseError) {

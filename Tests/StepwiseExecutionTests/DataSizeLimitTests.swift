@@ -50,6 +50,32 @@ import Testing
         #expect(snapshot.outputs["s5"] == nil)
     }
 
+    /// SEMANTICS §1.7: an answer under 1 MiB whose write would pass the data limit is taken
+    /// (completeStep succeeds) and fails its step, which a try_catch catches.
+    @Test func anAnswerPastTheDataLimitFailsItsStepCatchably() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let engine = try StepwiseEngine(databasePath: database.path)
+        await engine.registerHandler("h") { _ in .null }
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "limits", "version": 1, "blocks": [{"type": "try_catch", "id": "tc",
+              "try_block": [{"type": "step", "id": "ask", "handler": "h", "wait_for_input": {"prompt": "?"}}],
+              "catch_block": [{"type": "step", "id": "caught", "handler": "h"}]}]}
+            """#.utf8))
+        let input: JSONObject = ["a": Self.bulky(1), "b": Self.bulky(2), "c": Self.bulky(3), "d": Self.bulky(4)]
+        let id = try await engine.start("limits", input: .object(input))
+        await engine.resume()
+        #expect(await eventually { (try? await engine.pendingWaits().count) == 1 })
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": Self.bulky(5)])
+        #expect(await eventually { (try? await engine.instance(id).state.isTerminal) == true })
+        let snapshot = try await engine.instance(id)
+        #expect(snapshot.state == .completed)
+        #expect(snapshot.data["ask"] == .null, "the handler's output stays; the answer was not written")
+        #expect(snapshot.data["_error"]?["message"]?.stringValue?.contains("context.data would be") == true)
+        #expect(snapshot.outputs["caught"] != nil)
+        await engine.shutdown()
+    }
+
     @Test func aLoopReplacingItsMemberCountsItOnce() async throws {
         // Six 0.85 MB outputs of the same step replace one another (5.1 MB if they were added
         // up); then four more steps pass the limit at the fourth.
