@@ -64,7 +64,15 @@ public enum ConformanceLoader {
         do {
             document = try JSONParser.parse(bytes, limits: .init(maxDepth: caseFileMaxDepth))
         } catch {
-            throw ConformanceInputError(file: file, message: "not JSON: \(error)")
+            // A sequence may be malformed JSON on purpose: a load_error case on §1.1's decoding
+            // rules (duplicate keys, a number out of range, a lone surrogate). The engine gets
+            // its bytes as written; the rest of the file must still be strict JSON.
+            guard let masked = Self.maskingMalformedSequences(bytes),
+                let parsed = try? JSONParser.parse(masked, limits: .init(maxDepth: caseFileMaxDepth))
+            else {
+                throw ConformanceInputError(file: file, message: "not JSON: \(error)")
+            }
+            document = parsed
         }
         let objects: [JSONValue]
         // Where each case object is in the file, to hand its sequences to the engine as written.
@@ -93,6 +101,29 @@ public enum ConformanceLoader {
             }
         }
         return (result, problems)
+    }
+
+    /// `bytes` with each `sequence` (and `sequences` element) of its cases that is not strict
+    /// JSON on its own replaced by `{}` and spaces (offsets unchanged, so the spans of the bytes
+    /// as written still apply), or `nil` when there is none to replace.
+    package static func maskingMalformedSequences(_ bytes: [UInt8]) -> [UInt8]? {
+        guard let whole = JSONSpans.value(in: bytes, from: 0) else { return nil }
+        let caseSpans = JSONSpans.member("cases", in: bytes, of: whole).flatMap { JSONSpans.elements(in: bytes, of: $0) } ?? [whole]
+        var masked = bytes
+        var replaced = false
+        for caseSpan in caseSpans {
+            var sequenceSpans: [Range<Int>] = []
+            if let one = JSONSpans.member("sequence", in: bytes, of: caseSpan) { sequenceSpans.append(one) }
+            if let list = JSONSpans.member("sequences", in: bytes, of: caseSpan), let elements = JSONSpans.elements(in: bytes, of: list) {
+                sequenceSpans += elements
+            }
+            for span in sequenceSpans where span.count >= 2 {
+                guard (try? JSONParser.parse(Array(bytes[span]), limits: .init(maxDepth: caseFileMaxDepth))) == nil else { continue }
+                masked.replaceSubrange(span, with: [UInt8(ascii: "{"), UInt8(ascii: "}")] + Array(repeating: UInt8(ascii: " "), count: span.count - 2))
+                replaced = true
+            }
+        }
+        return replaced ? masked : nil
     }
 
     /// The deepest nesting read in a case file: well past the engine's 256 (SEMANTICS §1.1), so

@@ -14,7 +14,9 @@ extension SequenceValidator {
     ]
 
     mutating func step(_ object: JSONObject, at pointer: JSONPointer) -> StepBlock? {
-        for key in Self.unsupportedStepFields where object[key] != nil {
+        // `null` sets nothing (an exporter writing every optional field), as for the delay's
+        // unsupported fields: only a value could change the path taken.
+        for key in Self.unsupportedStepFields where object[key] != nil && object[key] != .null {
             error(pointer.appending(key), .unsupported, "step field '\(key)' is not supported")
         }
         checkFields(

@@ -41,6 +41,10 @@ struct ValidationRuleTests {
             "unsupported step field", document(step("a", #""deadline": 5"#)),
             [ExpectedProblem("/blocks/0/deadline", "unsupported", "deadline")]),
         ValidationCase(
+            "unsupported fields set to null set nothing",
+            document(step("a", #""deadline": null, "cache_key": null, "delay": {"duration": 1, "timezone": null, "fire_at_local": null}"#)),
+            []),
+        ValidationCase(
             "unsupported delay options", document(step("a", #""delay": {"duration": 1, "business_days_only": true, "holidays": ["2026-12-25"], "timezone": "UTC", "fire_at_local": "09:00"}"#)),
             [
                 ExpectedProblem("/blocks/0/delay/business_days_only", "unsupported"),
