@@ -15,6 +15,8 @@ enum TemplateArgument: Sendable {
         switch self {
         case .quoted(let s): "'\(s)'"
         case .integer(let i): String(i)
+        // A refused `2.0` is shown as a fraction, not as the integer it equals.
+        case .number(.double(let d)) where d.isFinite && d.rounded(.towardZero) == d && d.magnitude < 1e16: "\(d)"
         case .number(let v), .literal(let v): ValueSemantics.compactJSON(v)
         case .path(_, let t), .invalid(let t): t
         }

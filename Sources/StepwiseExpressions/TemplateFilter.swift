@@ -61,10 +61,12 @@ enum TemplateFilter: Sendable {
             return s
         }
         func nonNegativeInteger(_ a: TemplateArgument, _ what: String) throws(TemplateError) -> Int {
-            guard case .integer(let i) = a, i >= 0, i <= Int64(Int32.max) else {
-                throw fail("\(name): \(what) must be an integer from 0 to \(Int32.max), got \(a.text)")
+            // Any non-negative integer: a length or a number of decimals past the value's own
+            // only leaves it whole (§4.4 asks for integers, no upper bound).
+            guard case .integer(let i) = a, i >= 0 else {
+                throw fail("\(name): \(what) must be a non-negative integer, got \(a.text)")
             }
-            return Int(i)
+            return Int(clamping: i)
         }
         switch name {
         case "upper": self = try noArguments(.upper)

@@ -34,6 +34,8 @@ struct TemplateFilterTests {
         ("{{ data.long | truncate(3) }}", "\"abc\""), ("{{ data.long | truncate(3, '...') }}", "\"abc...\""),
         ("{{ data.long | truncate(10, '...') }}", "\"abcdefghij\""), ("{{ data.emoji | truncate(2, '…') }}", "\"😀😀…\""),
         ("{{ data.n | truncate(2) }}", "\"\""), ("{{ data.long | truncate(0) }}", "\"\""),
+        // Arguments past 2^31 are integers too: the value stays whole.
+        ("{{ data.long | truncate(3000000000) }}", "\"abcdefghij\""), ("{{ data.f | round(3000000000) }}", "-2.345"),
         ("{{ data.arr | join(', ') }}", "\"a, 1, true, null, {\\\"k\\\":2}\""), ("{{ data.nums | join('') }}", "\"12\""),
         ("{{ data.s | join(',') }}", "\"\""), ("{{ data.missing | join(',') }}", "\"\""),
         ("{{ data.csv | split(',') }}", "[\"a\", \"b\", \"\", \"c\"]"), ("{{ data.s | split('xyz') }}", "[\"Hello World\"]"),
