@@ -1,4 +1,5 @@
 public import ArgumentParser
+import StepwiseExecution
 import StepwiseExpressions
 import StepwiseJSON
 
@@ -41,8 +42,10 @@ public struct EvalCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        // now(), uuid() and random() as an engine would answer them: the real time and a fresh seed.
         let output = Self.execute(
-            expression: expression, data: data, dataFile: dataFile, config: config, outputs: outputs, truthy: truthy)
+            expression: expression, data: data, dataFile: dataFile, config: config, outputs: outputs, truthy: truthy,
+            now: SystemClock().now(), seed: UInt64.random(in: .min ... .max))
         try output.finish()
     }
 
@@ -60,9 +63,9 @@ public struct EvalCommand: AsyncParsableCommand {
     /// Compiles and evaluates, rendering the value or the error.
     static func execute(
         expression: String, data: String? = nil, dataFile: String? = nil, config: String? = nil,
-        outputs: String? = nil, truthy: Bool = false
+        outputs: String? = nil, truthy: Bool = false, now: Int64 = 0, seed: UInt64 = 0
     ) -> CommandOutput {
-        var scope = EvaluationScope()
+        var scope = EvaluationScope(nowMilliseconds: now, random: RandomSource(seed: seed))
         do {
             if let data { scope.data = try parseObject(data, option: "--data") }
             if let dataFile {

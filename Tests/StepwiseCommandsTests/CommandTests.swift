@@ -72,6 +72,15 @@ struct EvalCommandTests {
         #expect(output.standardOutput == "true\n")
     }
 
+    /// `now()`, `uuid()` and `random()` answer as an engine would: the time given (the real one
+    /// from the command line) and the seeded generator.
+    @Test func nowAndRandomComeFromTheCommandsClockAndSeed() {
+        let output = EvalCommand.execute(expression: "now()", now: 1_764_072_000_000, seed: 7)
+        #expect(output.standardOutput == "\"2025-11-25T12:00:00.000Z\"\n")
+        let first = EvalCommand.execute(expression: "uuid()", seed: 1).standardOutput
+        #expect(first != EvalCommand.execute(expression: "uuid()", seed: 2).standardOutput)
+    }
+
     @Test func compileErrorShowsThePosition() {
         let output = EvalCommand.execute(expression: "a ==")
         #expect(output.exitCode == 1)
