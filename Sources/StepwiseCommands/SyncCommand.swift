@@ -77,15 +77,31 @@ public struct SyncCommand: AsyncParsableCommand {
         // Commands that start or update instances check handlers: the stored sequences' handler
         // names stand registered here (nothing runs during a sync; `resume` runs them).
         await opened.standInForStoredHandlers()
-        let output: CommandOutput
+        var result: ChannelSyncResult
         do {
-            let result = try await engine.syncChannel()
-            output = report(result, device: await channel.deviceID(engine))
+            result = try await engine.syncChannel()
         } catch {
-            output = CommandFailure.engine(error).output
+            await opened.close()
+            return CommandFailure.engine(error).output
         }
+        let device = await channel.deviceID(engine)
         await opened.close()
-        return output
+        // Closing flushes once more (SYNC.md §2.10): commands that round trip ran belong to
+        // this sync's report too.
+        if let flush = await engine.lastChannelSync, flush != result {
+            result.requests += flush.requests
+            result.rowsDelivered += flush.rowsDelivered
+            result.commandsExecuted += flush.commandsExecuted
+            result.warnings += flush.warnings
+            if result.error == nil, let error = flush.error {
+                result.warnings.append("the final flush at close failed: \(error) (the next sync sends its rows)")
+            }
+            if flush.error == nil {
+                result.httpStatus = flush.httpStatus ?? result.httpStatus
+                result.intervalSeconds = flush.intervalSeconds ?? result.intervalSeconds
+            }
+        }
+        return report(result, device: device)
     }
 
     private func report(_ result: ChannelSyncResult, device: String) -> CommandOutput {
