@@ -177,6 +177,8 @@ extension StepwiseEngine {
     }
 
     /// Every open wait of every live instance.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
     public func pendingWaits() throws(StepwiseError) -> [PendingStep] {
         try checkOpen()
         return live.values.sorted { $0.id < $1.id }.flatMap { snapshot(of: $0).waits }
@@ -191,6 +193,8 @@ extension StepwiseEngine {
     }
 
     /// Ids of live children of `id` (sub_sequence instances).
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
     public func childInstances(of id: InstanceID) throws(StepwiseError) -> [InstanceID] {
         try checkOpen()
         return try store.instances(matching: InstanceFilter(parent: id), limit: 500, after: nil).map(\.id)

@@ -63,7 +63,8 @@ extension StepwiseEngine {
     ///
     /// - Throws: ``StepwiseError`` `notFound` (no such dead letter or its version is gone),
     ///   `invalidState` (the instance is not failed), `conflict` (its dedup key is held by another
-    ///   live instance), `storage`, `shutdown`.
+    ///   live instance), `resourceLimit` (its version, retired or evicted since, needs a place
+    ///   under `maxStoredSequences` again and none can be freed), `storage`, `shutdown`.
     public func redrive(deadLetterId: String) throws(StepwiseError) {
         try checkOpen()
         guard var letter = try store.deadLetter(deadLetterId) else {
@@ -76,17 +77,28 @@ extension StepwiseEngine {
         guard record.state == .failed else {
             throw StepwiseError(.invalidState, "instance \(record.id) is \(record.state), not failed")
         }
-        // Stored is enough: a version a manifest retired stays in the store for its instances.
-        var isStored = sequences[record.sequence] != nil
-        if !isStored { isStored = try store.sequenceBytes(record.sequence) != nil }
-        guard isStored else {
-            throw StepwiseError(.notFound, "sequence \(record.sequence) is no longer stored")
+        // Stored is enough: a version retired by a manifest or evicted stays in the store, marked
+        // retired, for the finished instances that ran it.
+        var hidden: StoredSequence?
+        if sequences[record.sequence] == nil {
+            guard var stored = try store.storedSequences().first(where: { $0.key == record.sequence }) else {
+                throw StepwiseError(.notFound, "sequence \(record.sequence) is no longer stored")
+            }
+            stored.isRetired = true
+            hidden = stored
         }
         if let key = record.dedupKey, let holder = try liveHolder(ofDedupKey: key), holder != record.id {
             throw StepwiseError(
                 .conflict, "dedup key '\(key)' is held by instance \(holder)", context: ["instance_id": .string(holder.rawValue)])
         }
         let runtime = try InstanceRuntime(record: record, program: try program(for: record.sequence), nodes: nodes)
+        if let hidden {
+            // Running again, the instance pins its version back into the catalog (retired: no
+            // new starts), where it takes a place under maxStoredSequences like any version.
+            pendingBatch.deletedSequences += try evictions(making: [hidden.key])
+            try applyCatalogRemovals(&pendingBatch)
+        }
+        let removals = pendingBatch
         live[record.id] = runtime
         let now = clock.now()
         try transition(record.id) { $0.redrive() }
@@ -97,6 +109,10 @@ extension StepwiseEngine {
         }
         pendingBatch.deadLetters.append(letter)
         try commitPass()
+        if let hidden {
+            finishCatalogRemovals(removals)
+            sequences[hidden.key] = hidden
+        }
         wake()
     }
 }

@@ -185,16 +185,20 @@ extension StepwiseEngine {
         var steps = try runPass()
         let started = ContinuousClock.now
         let budget = Duration.milliseconds(Int64(clamping: configuration.maxTickDurationMs))
-        while !inFlight.isEmpty && ContinuousClock.now - started < budget {
+        // As far as possible: each result recorded may make the next step runnable, which this
+        // tick dispatches and awaits too, until nothing runs or the budget is spent.
+        while ContinuousClock.now - started < budget {
             // A result came in, or a timer (an attempt's timeout) came due: record it now, so
             // a hung handler holds the tick for its timeout, not for `maxTickDurationMs`.
             if !inbox.isEmpty || (nextDeadline().map { $0 <= clock.now() } ?? false) {
                 steps += try runPass()
                 continue
             }
+            if inFlight.isEmpty { break }
             try? await Task.sleep(nanoseconds: 200_000)
         }
-        steps += try runPass()
+        // The budget is spent: record what came in, start nothing the tick would not await.
+        steps += try runPass(dispatch: false)
         let advanced = advancedInPass.count
         return TickResult(
             instancesAdvanced: advanced, stepsExecuted: steps, hasPendingWork: hasImmediateWork || !inFlight.isEmpty,

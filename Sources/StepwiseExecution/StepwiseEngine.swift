@@ -547,14 +547,14 @@ public actor StepwiseEngine {
         wake()
     }
 
+    /// The signal types ``sendSignal(instanceId:type:payload:)`` takes besides `human_input:<step>`.
+    package static let signalTypes: Set<String> = ["pause", "resume", "cancel", "update_context"]
+
     /// Sends a signal (SEMANTICS §2.12): `pause`, `resume`, `cancel`, `update_context`,
     /// `human_input:<stepId>`.
     ///
     /// - Throws: ``StepwiseError`` `notFound`, `invalidState` (terminal), `invalidInput` (unknown
     ///   type or bad payload), `storage`, `shutdown`.
-    /// The signal types ``sendSignal(instanceId:type:payload:)`` takes besides `human_input:<step>`.
-    package static let signalTypes: Set<String> = ["pause", "resume", "cancel", "update_context"]
-
     public func sendSignal(instanceId: InstanceID, type: String, payload: JSONValue = .null) throws(StepwiseError) {
         try checkOpen()
         if type.hasPrefix("human_input:") {
@@ -677,7 +677,7 @@ public actor StepwiseEngine {
     package func checkOpen() throws(StepwiseError) {
         if isClosed { throw StepwiseError(.shutdown, "the engine was shut down") }
         // Only from a call made with nothing pending (not from inside a pass).
-        if lastHousekeeping == nil && !readsOnly && touched.isEmpty && pendingJournal.isEmpty { housekeepingAtOpen() }
+        if lastHousekeeping == nil && !readsOnly && touched.isEmpty && pendingJournal.isEmpty { try housekeepingAtOpen() }
     }
 
     /// Makes this engine a reader: it serves queries and writes nothing of its own (no GC, no
@@ -689,10 +689,18 @@ public actor StepwiseEngine {
     /// synchronous init cannot run transitions, and no caller can observe the engine earlier.
     /// Expired finished instances are then gone and over-age ones failed for every call. The
     /// outbox is seeded then too, the first time a channel is configured (`seedOutboxIfNeeded`).
-    private func housekeepingAtOpen() {
+    ///
+    /// - Throws: the commit's ``StepwiseError`` (`timeout`, `storage`): the call that came first
+    ///   fails with it after one wait for the store, not two, and the next call tries again.
+    private func housekeepingAtOpen() throws(StepwiseError) {
         failDamagedInstances()
         housekeepingIfDue(now: clock.now())
         seedOutboxIfNeeded()
-        try? commitPass()
+        do {
+            try commitPass()
+        } catch {
+            lastHousekeeping = nil
+            throw error
+        }
     }
 }

@@ -86,12 +86,16 @@ extension StepwiseEngine {
     }
 
     /// A persisted engine value (sync state, device context).
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
     public func storedValue(_ key: String) throws(StepwiseError) -> String? {
         try checkOpen()
         return try store.metadata(key)
     }
 
     /// Persists engine values in one transaction.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
     public func storeValues(_ values: [(String, String)]) throws(StepwiseError) {
         try checkOpen()
         var batch = StoreBatch()

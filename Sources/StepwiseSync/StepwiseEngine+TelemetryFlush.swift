@@ -20,9 +20,10 @@ extension StepwiseEngine {
     /// with the channel headers; a 2xx deletes exactly the sent events.
     ///
     /// - Throws: ``StepwiseError`` `invalidInput` (no endpoint, or not https), `network`,
-    ///   `unauthorized`, `storage`.
-    public func flushTelemetry(endpoint: URL? = nil, transport: any SyncHTTPTransport = URLSessionSyncTransport()) async throws
-        -> FlushResult
+    ///   `unauthorized`, `storage`, `shutdown`.
+    public func flushTelemetry(
+        endpoint: URL? = nil, transport: any SyncHTTPTransport = URLSessionSyncTransport()
+    ) async throws(StepwiseError) -> FlushResult
     {
         try checkOpen()
         guard let url = endpoint ?? URL(string: configuration.telemetryUrl), !(endpoint == nil && configuration.telemetryUrl.isEmpty)
@@ -47,9 +48,8 @@ extension StepwiseEngine {
         let status: Int
         do {
             (status, _) = try await transport.post(url, headers: headers, body: JSONWriter.bytes(body), timeoutMs: configuration.operationTimeoutMs)
-        } catch let error as StepwiseError {
-            throw error
         } catch {
+            if let error = error as? StepwiseError { throw error }
             // Whatever the transport threw (offline, a timeout, a refused body) is a network
             // failure to the host: the events stay and are sent by a later flush.
             throw StepwiseError(.network, "cannot send telemetry: \(SyncChannel.describe(error))")

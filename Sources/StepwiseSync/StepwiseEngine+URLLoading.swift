@@ -19,9 +19,13 @@ extension StepwiseEngine {
     /// once. Unsigned: prefer signed-manifest sync in production.
     ///
     /// - Returns: the number of versions newly stored.
-    /// - Throws: ``StepwiseError`` `invalidInput` (no or bad URL), `network`, `unauthorized`, and
-    ///   everything ``loadSequences(jsonArray:)`` throws.
-    public func loadSequences(from url: URL? = nil, tokenProvider: (any TokenProvider)? = nil) async throws -> Int {
+    /// - Throws: ``StepwiseError`` `invalidInput` (no or bad URL), `network`, `unauthorized`
+    ///   (also when the token provider throws), `shutdown`, and everything
+    ///   ``loadSequences(jsonArray:)`` throws.
+    public func loadSequences(
+        from url: URL? = nil, tokenProvider: (any TokenProvider)? = nil
+    ) async throws(StepwiseError) -> Int {
+        try checkOpen()
         guard let target = url ?? URL(string: configuration.sequencesUrl), !(url == nil && configuration.sequencesUrl.isEmpty)
         else { throw StepwiseError(.invalidInput, "no URL given and sequencesUrl is empty") }
         // The sync channel's transport rules (SYNC.md §1): https, no loopback or private
@@ -31,7 +35,8 @@ extension StepwiseEngine {
             throw StepwiseError(.invalidInput, https ? "sequences URL refused: \(refusal)" : "sequences URL must use https (\(refusal))")
         }
         let transport = URLSessionSyncTransport()
-        var token = try await tokenProvider?.currentToken()
+        var token: String?
+        if let tokenProvider { token = try await Self.token { try await tokenProvider.currentToken() } }
         for attempt in 0..<2 {
             var headers: [String: String] = [:]
             if let token { headers["authorization"] = "Bearer \(token)" }
@@ -44,7 +49,7 @@ extension StepwiseEngine {
                 throw StepwiseError(.network, "cannot download the sequences: \(error.message)")
             }
             if status == 401, attempt == 0, let provider = tokenProvider {
-                token = try await provider.refreshToken()
+                token = try await Self.token { try await provider.refreshToken() }
                 continue
             }
             if status == 401 || status == 403 { throw StepwiseError(.unauthorized, "the sequences URL answered HTTP \(status)") }
@@ -52,5 +57,17 @@ extension StepwiseEngine {
             return try loadSequences(jsonArray: body)
         }
         throw StepwiseError(.unauthorized, "the sequences URL refused the refreshed token")
+    }
+
+    /// A token from the host's provider; whatever it throws becomes `unauthorized` (every call
+    /// of the engine throws ``StepwiseError``).
+    private static func token(_ provide: () async throws -> String) async throws(StepwiseError) -> String {
+        do {
+            return try await provide()
+        } catch let error as StepwiseError {
+            throw error
+        } catch {
+            throw StepwiseError(.unauthorized, "the token provider failed: \(error)")
+        }
     }
 }

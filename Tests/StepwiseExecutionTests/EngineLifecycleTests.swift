@@ -111,6 +111,55 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    /// A failed instance's version evicted since (superseded, the store full) is still stored
+    /// for it: a redrive brings it back into the catalog, retired (listed, no new starts), and
+    /// it takes a place under `maxStoredSequences` again, or the redrive is refused.
+    @Test(arguments: [true, false]) func redriveOfAnEvictedVersionPinsItBackUnderTheStoreLimit(room: Bool) async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        var configuration = EngineConfiguration()
+        configuration.maxStoredSequences = 3
+        let healthy = Counter()
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: [
+            "flaky": { _ in
+                if healthy.count("fixed") == 0 { throw StepError.permanent("down") }
+                return [:]
+            },
+        ])
+        func load(_ name: String, _ v: Int) async throws {
+            _ = try await engine.loadSequence(json: Array(
+                #"{"name": "\#(name)", "version": \#(v), "blocks": [{"type": "step", "id": "s", "handler": "flaky"}]}"#.utf8))
+        }
+        func catalog() async -> [String] { await engine.loadedSequences().map(\.key.description) }
+        try await load("f", 1)
+        let id = try await engine.start("f")
+        try await runToRest(engine, clock: clock)
+        let letter = try #require(try await engine.deadLetters().items.first)
+        try await load("f", 2)
+        // With room: f v2 stays superseded in a full store. Without: every version is the latest of its name.
+        try await load(room ? "f" : "g", 3)
+        try await load("h", 1)
+        #expect(await catalog() == (room ? ["f v2", "f v3", "h v1"] : ["f v2", "g v3", "h v1"]))
+        healthy.hit("fixed")
+        guard room else {
+            let full = await #expect(throws: StepwiseError.self) { try await engine.redrive(deadLetterId: letter.id) }
+            #expect(full?.code == .resourceLimit)
+            #expect(try await engine.instance(id).state == .failed)
+            await engine.shutdown()
+            return
+        }
+        try await engine.redrive(deadLetterId: letter.id)
+        #expect(await catalog() == ["f v1", "f v3", "h v1"])
+        #expect(await engine.loadedSequences().first?.isRetired == true)
+        let refused = await #expect(throws: StepwiseError.self) { try await engine.start("f", options: StartOptions(version: 1)) }
+        #expect(refused?.code == .notFound)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        #expect(await catalog() == ["f v3", "h v1"])
+        await engine.shutdown()
+    }
+
     @Test func redriveAfterTheStepBudgetRunsTheCancelledStepWithAFreshBudget() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }

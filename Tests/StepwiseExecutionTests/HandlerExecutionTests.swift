@@ -135,6 +135,35 @@ import Testing
         await engine.shutdown()
     }
 
+    /// SEMANTICS §6.4: a tick advances every instance as far as possible and awaits the calls it
+    /// started: instant steps run to the end in one tick, and no call is left in flight.
+    @Test func aTickRunsInstantStepsToTheEnd() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await openEngine(database, clock: clock, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "three", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "work"},
+              {"type": "step", "id": "b", "handler": "work"}, {"type": "step", "id": "c", "handler": "work"}]}
+            """#.utf8))
+        let id = try await engine.start("three")
+        let tick = try await engine.tickOnce()
+        #expect(tick.stepsExecuted == 3 && !tick.hasPendingWork)
+        #expect(try await engine.instance(id).state == .completed)
+        // A delay's timer in the future is not awaited: the tick ends with it pending.
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "later", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "work"},
+              {"type": "step", "id": "b", "handler": "work", "delay": {"duration": 5000}}]}
+            """#.utf8))
+        let waiting = try await engine.start("later")
+        let first = try await engine.tickOnce()
+        #expect(first.stepsExecuted == 1 && first.nextDueAt != nil)
+        clock.advance(to: 1_000 + 5_000)
+        #expect(try await engine.tickOnce().stepsExecuted == 1)
+        #expect(try await engine.instance(waiting).state == .completed)
+        await engine.shutdown()
+    }
+
     @Test func theSharedPoolIsTheDefault() {
         #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)

@@ -77,6 +77,32 @@ struct SequenceURLLoadingTests {
         await engine.shutdown()
     }
 
+    struct FailingTokens: TokenProvider {
+        struct Outage: Error {}
+        func currentToken() async throws -> String { throw Outage() }
+        func refreshToken() async throws -> String { throw Outage() }
+    }
+
+    /// Every call throws ``StepwiseError``: a provider's own error becomes `unauthorized`, and
+    /// after `shutdown()` nothing is fetched at all.
+    @Test func aFailingTokenProviderAndAShutEngineThrowStepwiseErrors() async throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.stop() }
+        server.answer("/sequences.json", .init(body: Self.array))
+        let database = Database()
+        let engine = try makeEngine(database)
+        let url = URL(string: server.baseURL + "/sequences.json")!
+        let provider = await #expect(throws: StepwiseError.self) { try await engine.loadSequences(from: url, tokenProvider: FailingTokens()) }
+        #expect(provider?.code == .unauthorized)
+        #expect(provider?.message.contains("the token provider failed") == true)
+        await engine.shutdown()
+        let closed = await #expect(throws: StepwiseError.self) { try await engine.loadSequences(from: url) }
+        #expect(closed?.code == .shutdown)
+        let noURL = await #expect(throws: StepwiseError.self) { try await engine.loadSequences() }
+        #expect(noURL?.code == .shutdown)
+        #expect(server.received.isEmpty)
+    }
+
     @Test func theSyncTransportRulesApply() async throws {
         let database = Database()
         let engine = try StepwiseEngine(store: try SQLiteExecutionStore(path: database.path), configuration: EngineConfiguration())
