@@ -228,6 +228,9 @@ public actor StepwiseEngine {
 
     /// Rebuilds the queue and timers of a restored instance.
     private static func recover(_ runtime: InstanceRuntime, queue: inout [QueueEntry], timers: inout TimerHeap) {
+        // No handler is in flight in a new process: until its interrupted calls are dispatched
+        // again, a `running` instance is `scheduled` (SEMANTICS §2.1), and so it reads.
+        if runtime.record.state == .running { runtime.updateRecord { $0.state = .scheduled } }
         for node in runtime.allNodes where !node.state.isTerminal {
             switch node.phase {
             case .inFlight:

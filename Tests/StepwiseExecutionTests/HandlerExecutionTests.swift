@@ -164,6 +164,32 @@ import Testing
         await engine.shutdown()
     }
 
+    /// SEMANTICS §2.1: `running` means a handler is in flight, which none is in a new process:
+    /// reopened after a crash mid-call, the instance reads `scheduled` until the call is
+    /// dispatched again (same attempt).
+    @Test func anInstanceInterruptedMidCallReadsScheduledWhenReopened() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let gate = Gate()
+        let engine = try await openEngine(database, clock: clock, handlers: ["slow": { _ in await gate.wait(); return [:] }])
+        _ = try await engine.loadSequence(json: Array(
+            #"{"name": "one", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "slow"}]}"#.utf8))
+        let id = try await engine.start("one")
+        await engine.resume()
+        #expect(await eventually { gate.waiting })
+        #expect(try await engine.instance(id).state == .running)
+        await engine.simulateCrash()
+        let attempts = Counter()
+        let reopened = try await openEngine(database, clock: clock, handlers: ["slow": { ctx in attempts.hit("\(ctx.attempt)"); return [:] }])
+        #expect(try await reopened.instance(id).state == .scheduled)
+        try await runToRest(reopened, clock: clock)
+        #expect(try await reopened.instance(id).state == .completed)
+        #expect(attempts.count("1") == 1 && attempts.count("2") == 0)
+        gate.open()
+        await reopened.shutdown()
+    }
+
     @Test func theSharedPoolIsTheDefault() {
         #expect(EngineConfiguration().handlerExecution == .sharedPool)
         #expect(EngineConfiguration.HandlerExecution(rawValue: "shared_pool") == .sharedPool)
