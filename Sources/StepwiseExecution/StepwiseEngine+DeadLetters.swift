@@ -62,8 +62,8 @@ extension StepwiseEngine {
     /// Redrives a failed instance from its failed step (SEMANTICS §6.8).
     ///
     /// - Throws: ``StepwiseError`` `notFound` (no such dead letter or its version is gone),
-    ///   `invalidState` (the instance is not failed), `conflict` (its dedup key is held by another
-    ///   live instance), `resourceLimit` (its version, retired or evicted since, needs a place
+    ///   `invalidState` (the instance is not failed, or its on_failure steps still run),
+    ///   `conflict` (its dedup key is held by another live instance), `resourceLimit` (its version, retired or evicted since, needs a place
     ///   under `maxStoredSequences` again and none can be freed), `storage`, `shutdown`.
     public func redrive(deadLetterId: String) throws(StepwiseError) {
         try checkOpen()
@@ -76,6 +76,13 @@ extension StepwiseEngine {
         let (record, nodes) = loaded
         guard record.state == .failed else {
             throw StepwiseError(.invalidState, "instance \(record.id) is \(record.state), not failed")
+        }
+        // Its on_failure list runs after the failure (§2.11): redriving under it would leave the
+        // hooks running inside a live instance.
+        guard record.hooks != .running else {
+            throw StepwiseError(
+                .invalidState, "instance \(record.id) is still running its on_failure steps; redrive it once they finish",
+                context: ["instance_id": .string(record.id.rawValue)])
         }
         // Stored is enough: a version retired by a manifest or evicted stays in the store, marked
         // retired, for the finished instances that ran it.

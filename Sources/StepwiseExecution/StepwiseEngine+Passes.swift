@@ -370,7 +370,25 @@ extension StepwiseEngine {
                 }
             }
         }
-        while let entry = timers.popDue(by: now) {
+        // Timers due together fire in tree order (SEMANTICS §2.8: dispatch order = tree order),
+        // whatever order the heap holds them in: two delayed branches get the first and second
+        // scripted or queued answers in branch order.
+        var due: [TimerHeap.Entry] = []
+        while let entry = timers.popDue(by: now) { due.append(entry) }
+        if due.count > 1 {
+            let keys = due.map { entry in
+                live[entry.instance].flatMap { runtime in
+                    entry.node.rawValue < runtime.allNodes.count ? runtime.treeOrderKey(of: entry.node) : nil
+                } ?? TreeOrderKey(levels: [])
+            }
+            due = due.indices.sorted { a, b in
+                let (x, y) = (due[a], due[b])
+                if x.due != y.due { return x.due < y.due }
+                if x.instance != y.instance { return x.instance < y.instance }
+                return keys[a] < keys[b]
+            }.map { due[$0] }
+        }
+        for entry in due {
             guard let runtime = live[entry.instance], entry.node.rawValue < runtime.allNodes.count,
                 runtime[entry.node].dueAt == entry.due
             else { continue }

@@ -160,6 +160,39 @@ struct EngineLifecycleTests {
         await engine.shutdown()
     }
 
+    /// §2.11 and §6.8: on_failure runs after the failure; a redrive waits for it to finish.
+    @Test func redriveWaitsForTheOnFailureStepsToFinish() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let healthy = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: [
+            "work": { _ in [:] },
+            "flaky": { _ in
+                if healthy.count("fixed") == 0 { throw StepError.permanent("down") }
+                return [:]
+            },
+        ])
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "hooked", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "flaky"}],
+             "on_failure": [{"type": "step", "id": "notify", "handler": "work", "wait_for_input": {"prompt": "Seen?"}}]}
+            """#.utf8))
+        let id = try await engine.start("hooked")
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .failed)
+        let letter = try #require(try await engine.deadLetters().items.first)
+        healthy.hit("fixed")
+        let early = await #expect(throws: StepwiseError.self) { try await engine.redrive(deadLetterId: letter.id) }
+        #expect(early?.code == .invalidState)
+        #expect(early?.message.contains("still running its on_failure steps") == true)
+        try await engine.completeStep(instanceId: id, stepId: "notify", output: ["value": "yes"])
+        try await runToRest(engine, clock: clock)
+        try await engine.redrive(deadLetterId: letter.id)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        await engine.shutdown()
+    }
+
     @Test func redriveAfterTheStepBudgetRunsTheCancelledStepWithAFreshBudget() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
