@@ -97,6 +97,11 @@ public struct SyncCommand: AsyncParsableCommand {
                 result.warnings.append("the final flush at close failed: \(error) (the next sync sends its rows)")
             }
             if flush.error == nil {
+                // The flush got through: whatever the first round trip could not send went then.
+                if let error = result.error {
+                    result.warnings.append("\(error); the final flush at close then succeeded")
+                    result.error = nil
+                }
                 result.httpStatus = flush.httpStatus ?? result.httpStatus
                 result.intervalSeconds = flush.intervalSeconds ?? result.intervalSeconds
             }

@@ -158,6 +158,14 @@ extension StepwiseEngine {
     /// Runs the action with the command's marker rows attached to its commit.
     private func perform(_ command: SyncCommand) throws(StepwiseError) -> InstanceID? {
         let p = command.payload
+        // A field of the wrong type is a malformed payload (rejected, SYNC.md §2.6): read as
+        // absent, a numeric dedup_key would lose deduplication and a numeric wait_id would
+        // answer whichever wait is oldest.
+        for key in ["instance_id", "dedup_key", "wait_id", "step_name", "block_id", "sequence_name", "request_id"] {
+            if let value = p[key], value != .null, value.stringValue == nil {
+                throw StepwiseError(.invalidInput, "\(command.type): \(key) must be a string, got \(value.typeName)")
+            }
+        }
         func instanceID() throws(StepwiseError) -> InstanceID {
             guard let text = p["instance_id"]?.stringValue, let id = InstanceID(rawValue: text) else {
                 throw StepwiseError(.invalidInput, "\(command.type) needs a valid instance_id")

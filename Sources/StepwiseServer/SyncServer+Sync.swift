@@ -150,13 +150,17 @@ extension SyncServer {
                 payload = .object(object)
             }
         }
+        // A payload with its own `id`, `type` or `payload` member (a send_signal's payload)
+        // cannot be spread flat (SYNC.md §2.4 reads a `payload` member as the nested form): such
+        // a command goes nested whatever the format.
+        let spreadable = payload.objectValue.map { !$0.keys.contains { ["id", "type", "payload"].contains($0) } } ?? true
         switch configuration.commandFormat {
-        case .nested:
+        case .flat where !spreadable, .nested:
             return ["id": .string(record.command.id), "type": .string(record.command.type), "payload": payload]
         case .flat:
             var flat: JSONObject = ["id": .string(record.command.id), "type": .string(record.command.type)]
             if case .object(let fields) = payload {
-                for (key, value) in fields where key != "id" && key != "type" {
+                for (key, value) in fields {
                     if (key == "output" || key == "input"), value.objectValue != nil {
                         flat[key] = .string(JSONWriter.string(value))
                     } else {

@@ -102,8 +102,9 @@ public struct SyncResponse: Sendable, Hashable {
         case nil:
             break
         case let value?:
-            if let n = value.exactIntegerValue {
-                interval = Int(n)
+            // A JSON integer only: `12.0` is a float (§1.1's rule), so 30 is used.
+            if case .integer(let n) = value {
+                interval = Int(clamping: n)
             } else {
                 warnings.append("sync_interval_secs is not an integer (a \(value.typeName)): 30 used")
             }

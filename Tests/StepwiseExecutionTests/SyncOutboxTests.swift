@@ -212,6 +212,13 @@ struct CommandPayloadTests {
         (#"{"type": "update_sequence", "payload": {"instance_id": "$ID", "policy": 3}}"#, "update_sequence policy must be a string"),
         (#"{"type": "update_sequence", "payload": {"instance_id": "$ID", "input": [1]}}"#,
          "update_sequence input must be an object or JSON text"),
+        // Wrong types are malformed, never read as absent (SYNC.md §2.6).
+        (#"{"type": "start_workflow", "payload": {"sequence_name": "approval", "dedup_key": 123}}"#,
+         "start_workflow: dedup_key must be a string, got integer"),
+        (#"{"type": "start_workflow", "payload": {"sequence_name": "approval", "instance_id": 42}}"#,
+         "start_workflow: instance_id must be a string, got integer"),
+        (#"{"type": "complete_step", "payload": {"instance_id": "$ID", "step_name": "approve", "output": {}, "wait_id": 7}}"#,
+         "complete_step: wait_id must be a string, got integer"),
     ])
     func malformedPayloadsAreRejected(command: String, message: String) async throws {
         let db = TemporaryDatabase()

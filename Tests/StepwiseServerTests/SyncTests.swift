@@ -269,6 +269,14 @@ struct SyncTests {
                     "id": commandID ?? nil, "type": "complete_step", "instance_id": .string(instanceA),
                     "block_id": "show_terms", "step_name": "show_terms", "output": "{\"value\":\"accepted\"}",
                 ])
+            // A send_signal's own `payload` member cannot be spread flat: that command goes nested.
+            let signal = try await client.send(
+                .post, "/mobile/commands",
+                json: ["device_id": "d1", "command_type": "send_signal",
+                       "payload": ["instance_id": .string(instanceA), "signal_type": "update_context", "payload": ["k": 1]]])
+            #expect(signal.status == .created)
+            let delivered = try await client.sync("d1", acks: [commandID?.stringValue ?? ""]).json["commands"]?[0]
+            #expect(delivered?["payload"] == ["instance_id": .string(instanceA), "signal_type": "update_context", "payload": ["k": 1]])
         }
     }
 

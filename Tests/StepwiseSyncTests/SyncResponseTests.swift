@@ -36,14 +36,14 @@ struct SyncResponseTests {
         #expect(response.warnings.isEmpty)
     }
 
-    @Test("a non-integer interval means 30, with a warning", arguments: [#""30""#, "2.5", "1e300", "null", "true", "[5]", "{}"])
+    @Test("a non-integer interval means 30, with a warning", arguments: [#""30""#, "2.5", "60.0", "1e300", "null", "true", "[5]", "{}"])
     func nonIntegerInterval(_ text: String) throws {
         let response = try decode(#"{"sync_interval_secs": \#(text)}"#)
         #expect(response.intervalSeconds == 30)
         #expect(response.warnings.count == 1 && response.warnings[0].hasPrefix("sync_interval_secs is not an integer"))
     }
 
-    @Test("integers are taken as is, integral doubles included", arguments: [("5", 5), ("0", 0), ("-7", -7), ("60.0", 60), ("9223372036854775807", Int.max)])
+    @Test("JSON integers are taken as is (60.0 is a float, as SEMANTICS §1.1 classifies it)", arguments: [("5", 5), ("0", 0), ("-7", -7), ("9223372036854775807", Int.max)])
     func integerInterval(_ c: (String, Int)) throws {
         #expect(try decode(#"{"sync_interval_secs": \#(c.0)}"#).intervalSeconds == c.1)
     }
