@@ -20,7 +20,10 @@ enum CappedHTTPExchange {
     static func perform(
         _ request: URLRequest, maxResponseBytes: Int, timeoutMilliseconds: UInt64, shownURL: String
     ) async throws(FetchError) -> HTTPResponse {
-        let seconds = max(0.001, Double(timeoutMilliseconds) / 1000)
+        // Foundation on Linux keeps these intervals in whole seconds (0.9 s acts as 0 or 1 s):
+        // URLSession gets a bound rounded up past ours, and a timer of our own ends the
+        // exchange at the exact limit.
+        let seconds = (Double(timeoutMilliseconds) / 1000).rounded(.up) + 1
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds
@@ -35,6 +38,14 @@ enum CappedHTTPExchange {
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
+        let (nanoseconds, overflow) = timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
+        let timer = Task {
+            try? await Task.sleep(nanoseconds: overflow ? .max : nanoseconds)
+            guard !Task.isCancelled else { return }
+            delegate.timeOut()
+            task.cancel()
+        }
+        defer { timer.cancel() }
         let result: Result<HTTPResponse, FetchError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 delegate.start(continuation)
@@ -70,6 +81,13 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
 
     func start(_ continuation: CheckedContinuation<Result<HTTPResponse, FetchError>, Never>) {
         state.withLock { $0.continuation = continuation }
+    }
+
+    /// Marks the exchange timed out (the caller then cancels the transfer).
+    func timeOut() {
+        state.withLock { s in
+            if s.failure == nil { s.failure = FetchError(.timeout, "\(shownURL): timed out") }
+        }
     }
 
     func urlSession(

@@ -57,6 +57,14 @@ struct URLSessionManifestFetcherTests {
         #expect(error?.code == .timeout)
     }
 
+    /// The limit is kept to the millisecond: Foundation on Linux would count 1.95 s as 1 s.
+    @Test func aTimeoutIsNotRoundedDownToWholeSeconds() async throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.stop() }
+        server.answer("/late", .init(body: [1], delayMilliseconds: 1_100))
+        #expect(try await fetcher.fetch(request(server, "/late", timeout: 1_950)).body == [1])
+    }
+
     @Test func connectionFailuresAreTransportErrorsWithoutTheQuery() async throws {
         let server = try LoopbackHTTPServer()
         let port = server.port
