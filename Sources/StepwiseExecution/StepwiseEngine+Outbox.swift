@@ -121,8 +121,23 @@ extension StepwiseEngine {
         var handler: JSONValue = .null
         if let runtime = restored {
             currentStep = snapshot(of: runtime).currentStep
+            // §2.3: in loop and for_each bodies, the latest iteration's node. A node counts when
+            // it and each of its ancestors belong to their parent's latest iteration, so a block
+            // the current iteration has not reached yet reads `pending`, not an earlier pass.
+            var latestIteration: [Int: Int] = [:]
+            for node in runtime.allNodes {
+                if let parent = node.parent { latestIteration[parent.rawValue] = max(latestIteration[parent.rawValue] ?? 0, node.iteration) }
+            }
+            func isLatest(_ node: Node) -> Bool {
+                var current = node
+                while let parent = current.parent {
+                    if current.iteration != latestIteration[parent.rawValue] { return false }
+                    current = runtime[parent]
+                }
+                return true
+            }
             var latestByBlock: [Int: Node] = [:]
-            for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) {
+            for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) && isLatest(node) {
                 latestByBlock[node.blockIndex] = node
             }
             func visit(_ list: [Int]) {

@@ -72,6 +72,29 @@ struct SyncOutboxTests {
         await engine.shutdown()
     }
 
+    /// SYNC.md §2.3: in a loop body the status shows the latest iteration's nodes; a block
+    /// that iteration has not reached is `pending`, not the previous pass's `completed`.
+    @Test func statusStepsShowTheLatestIterationOfALoop() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock(start: 1_000)
+        let engine = try await setUp(db, clock: clock)
+        _ = try await engine.loadSequence(json: Array(#"""
+            {"name": "looped", "version": 1, "blocks": [{"type": "loop", "id": "l", "condition": "outputs.l._iterations < 2",
+              "body": [{"type": "step", "id": "ask", "handler": "work", "wait_for_input": {"prompt": "?"}},
+                       {"type": "step", "id": "after", "handler": "work"}]}]}
+            """#.utf8))
+        let id = try await engine.start("looped")
+        try await runToRest(engine, clock: clock)
+        try await engine.completeStep(instanceId: id, stepId: "ask", output: ["value": 1])
+        try await runToRest(engine, clock: clock)
+        let draft = try await engine.draftSyncRequest(deviceID: "device-1")
+        let status = try #require(draft.body["status_updates"]?.arrayValue?.first { $0["instance_id"] == .string(id.rawValue) })
+        let states = (status["steps"]?.arrayValue ?? []).map { "\($0["block_id"]?.stringValue ?? ""):\($0["state"]?.stringValue ?? "")" }
+        #expect(states == ["l:running", "ask:waiting", "after:pending"], "\(states)")
+        await engine.shutdown()
+    }
+
     @Test func commandsRunExactlyOnceAcrossRestarts() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
