@@ -84,7 +84,8 @@ public struct Manifest: Sendable, Hashable {
             throw Self.malformed(Self.typeMessage("signing_keys", "an array", object["signing_keys"]))
         }
         var signingKeys: [SigningKey] = []
-        var seen: Set<String> = []
+        // Key ids are told apart by their bytes, as JSON strings are (not Swift's `==`).
+        var seen: Set<[UInt8]> = []
         for (i, key) in keys.enumerated() {
             guard case .object(let k) = key else {
                 throw Self.malformed(Self.typeMessage("signing_keys[\(i)]", "an object", key))
@@ -95,7 +96,7 @@ public struct Manifest: Sendable, Hashable {
             guard case .string(let publicKey)? = k["public_key"] else {
                 throw Self.malformed(Self.typeMessage("signing_keys[\(i)].public_key", "a string", k["public_key"]))
             }
-            guard seen.insert(id).inserted else { throw Self.malformed("signing key id '\(id)' is listed twice") }
+            guard seen.insert(Array(id.utf8)).inserted else { throw Self.malformed("signing key id '\(id)' is listed twice") }
             signingKeys.append(SigningKey(keyID: id, publicKey: publicKey))
         }
         guard case .array(let sequences)? = object["sequences"] else {

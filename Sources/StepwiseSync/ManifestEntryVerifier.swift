@@ -89,7 +89,7 @@ public enum ManifestEntryVerifier {
     public static func signingKey(
         for entry: ManifestEntry, in trustedKeys: [VerifiedManifest.TrustedKey]
     ) throws(EntryFailure) -> Ed25519PublicKey {
-        guard let key = trustedKeys.first(where: { $0.keyID == entry.signingKeyID }) else {
+        guard let key = trustedKeys.first(where: { $0.keyID.utf8.elementsEqual(entry.signingKeyID.utf8) }) else {
             throw EntryFailure(.unknownSigningKey, "signing key '\(entry.signingKeyID)' is not a trusted key of this manifest")
         }
         return key.publicKey

@@ -113,6 +113,13 @@ public enum ManifestPublisher {
     ///   lists `label: pointer: code: message` lines), `invalidInput` (duplicate name or
     ///   `key_id`, missing signing key id, a bad `min_sdk_version` or base URL, or a previous
     ///   manifest that does not verify with the root key).
+    /// `names` without repeats, sorted, both by UTF-8 bytes (SYNC.md §3.11 step 3).
+    static func sortedUnique(_ names: some Sequence<String>) -> [String] {
+        var byBytes: [[UInt8]: String] = [:]
+        for name in names { byBytes[Array(name.utf8)] = name }
+        return byBytes.values.sorted { compareUTF8($0, $1) < 0 }
+    }
+
     public static func publish(
         sequences: [Input], previousManifest: [UInt8]?, options: Options
     ) throws(SyncError) -> Output {
@@ -159,7 +166,9 @@ public enum ManifestPublisher {
         // Step 2: validate; one input per name.
         var problems: [String] = []
         var compiled: [(Input, CompiledSequence, [UInt8])] = []
-        var names: [String: String] = [:]
+        // Names, key ids and handler names are compared by their UTF-8 bytes, as JSON strings
+        // are: Swift's `==` would take "é" and "e\u{301}" for one name.
+        var names: [[UInt8]: String] = [:]
         let limits = SequenceLimits(maxDocumentBytes: options.maxSequenceBytes)
         for input in sequences {
             let result = SequenceLoader.load(input.bytes, limits: limits)
@@ -167,10 +176,10 @@ public enum ManifestPublisher {
                 problems += result.problems.map { "\(input.label): \($0)" }
                 continue
             }
-            if let first = names[sequence.name] {
+            if let first = names[Array(sequence.name.utf8)] {
                 throw SyncError(.invalidInput, "\(input.label) and \(first) both define sequence '\(sequence.name)'")
             }
-            names[sequence.name] = input.label
+            names[Array(sequence.name.utf8)] = input.label
             let canonical = try CanonicalJSON.canonicalize(input.bytes)
             guard let check = SequenceLoader.load(canonical, limits: limits).sequence,
                 check.name == sequence.name, check.version == sequence.version
@@ -196,7 +205,7 @@ public enum ManifestPublisher {
             entries.append(
                 ManifestEntry(
                     name: sequence.name, version: sequence.version, url: url, signingKeyID: sequenceKeyID, sha256: sha,
-                    requiredHandlers: Array(Set(sequence.handlerNames)).sorted(), minSDKVersion: options.minSDKVersion))
+                    requiredHandlers: Self.sortedUnique(sequence.handlerNames), minSDKVersion: options.minSDKVersion))
         }
 
         // Step 4: removed.

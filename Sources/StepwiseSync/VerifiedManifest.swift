@@ -44,6 +44,6 @@ public struct VerifiedManifest: Sendable, Hashable {
 
     /// The trusted key with this id, or `nil` (E8).
     public func signingKey(id: String) -> Ed25519PublicKey? {
-        trustedKeys.first { $0.keyID == id }?.publicKey
+        trustedKeys.first { $0.keyID.utf8.elementsEqual(id.utf8) }?.publicKey
     }
 }

@@ -20,6 +20,14 @@ struct ManifestPublisherTests {
         .init(label: "\(name).json", bytes: sequenceDocument(name, version: version, handlers: handlers))
     }
 
+    /// SYNC.md §3.11 step 3: "sorted unique" by UTF-8 bytes, as JSON strings compare: "é"
+    /// (U+00E9) and "e" + U+0301 are two names, and "e…" sorts before "f" and "é".
+    @Test func requiredHandlersAreSortedAndUniqueByBytes() {
+        // Compared as bytes: Swift's `==` would take the two spellings for one.
+        let sorted = ManifestPublisher.sortedUnique(["f", "\u{E9}clair", "e\u{301}clair", "f", "Z"]).map { Array($0.utf8) }
+        #expect(sorted == ["Z", "e\u{301}clair", "f", "\u{E9}clair"].map { Array($0.utf8) })
+    }
+
     @Test func publishesTheFixtureSequenceExactlyAsTheSharedGenerator() throws {
         let original = try Data(contentsOf: packageRoot().appendingPathComponent("Fixtures/sequences/onboarding-flow.json"))
         let output = try ManifestPublisher.publish(
