@@ -38,12 +38,15 @@ enum CappedHTTPExchange {
         let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
         let task = session.dataTask(with: request)
-        let (nanoseconds, overflow) = timeoutMilliseconds.multipliedReportingOverflow(by: 1_000_000)
-        let timer = Task {
-            try? await Task.sleep(nanoseconds: overflow ? .max : nanoseconds)
-            guard !Task.isCancelled else { return }
+        // A Dispatch timer, not a sleeping task: a busy cooperative pool must not delay it.
+        let timer = DispatchWorkItem {
             delegate.timeOut()
             task.cancel()
+        }
+        // Past a day whole seconds are exact enough: URLSession's own bound applies (and the
+        // Dispatch interval, counted in nanoseconds, cannot overflow).
+        if timeoutMilliseconds <= 86_400_000 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(timeoutMilliseconds)), execute: timer)
         }
         defer { timer.cancel() }
         let result: Result<HTTPResponse, FetchError> = await withTaskCancellationHandler {
