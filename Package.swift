@@ -134,7 +134,12 @@ let package = Package(
         ),
         .testTarget(
             name: "StepwiseSchemaTests",
-            dependencies: ["StepwiseTesting", "StepwiseSequences", "StepwiseJSON", "StepwiseConformance"],
+            dependencies: [
+                "StepwiseTesting", "StepwiseSequences", "StepwiseJSON", "StepwiseConformance", "Stepwise", "StepwiseCommands",
+                "StepwiseServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -155,7 +160,7 @@ let package = Package(
         .testTarget(
             name: "StepwiseServerTests",
             dependencies: [
-                "StepwiseServer", "StepwiseJSON",
+                "StepwiseServer", "StepwiseJSON", "StepwiseTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
