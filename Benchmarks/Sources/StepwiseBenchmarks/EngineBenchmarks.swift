@@ -109,11 +109,12 @@ enum EngineBenchmarks {
     /// runs as waves on one open engine (``steadyStepsPerSecond(instances:steps:waves:durability:handlerExecution:report:)``),
     /// otherwise each on a new database.
     static func profile(
-        instances: Int, steps: Int, runs: Int, steady: Bool, handlerExecution: EngineConfiguration.HandlerExecution
+        instances: Int, steps: Int, runs: Int, steady: Bool, durability: EngineConfiguration.Durability = .normal,
+        handlerExecution: EngineConfiguration.HandlerExecution
     ) async throws {
         if steady {
             let rate = try await steadyStepsPerSecond(
-                instances: instances, steps: steps, waves: runs, handlerExecution: handlerExecution
+                instances: instances, steps: steps, waves: runs, durability: durability, handlerExecution: handlerExecution
             ) { wave, rate in
                 if wave % 10 == 0 || runs < 20 { print(String(format: "%.0f steps/s", rate)) }
             }

@@ -25,9 +25,10 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "baseline-profi
     print(String(format: "%.0f tx/s", Double(count) / seconds))
     exit(0)
 }
-// `stepwise-benchmarks engine-profile b|c|warm|warmc [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
+// `stepwise-benchmarks engine-profile b|c|warm|warmc|warmf [RUNS] [shared_pool|engine_thread] [STEPS]` repeats one
 // throughput figure alone, for a profiler (STEPS, 100 by default, makes each run longer; `warm`
-// runs one instance after another on one open engine, `warmc` waves of 100).
+// runs one instance after another on one open engine, `warmc` waves of 100, `warmf` as `warm` with
+// synchronous=FULL).
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "engine-profile" {
     let runs = CommandLine.arguments.count > 3 ? Int(CommandLine.arguments[3]) ?? 5 : 5
     let mode = CommandLine.arguments.count > 4
@@ -36,7 +37,7 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "engine-profile
     let figure = CommandLine.arguments[2]
     try await EngineBenchmarks.profile(
         instances: figure.hasSuffix("c") ? 100 : 1, steps: steps, runs: runs, steady: figure.hasPrefix("warm"),
-        handlerExecution: mode)
+        durability: figure.hasSuffix("f") ? .full : .normal, handlerExecution: mode)
     exit(0)
 }
 // The engine's macro benchmarks (whole async runs on a file database) run on their own:
