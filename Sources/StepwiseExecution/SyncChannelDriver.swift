@@ -1,3 +1,4 @@
+import StepwiseJSON
 /// The device side of the sync channel, plugged into the engine's run loop (SYNC.md §2.10).
 ///
 /// The engine calls it from `resume()`'s loop when due, from `runUntilIdle` (one round trip if
@@ -115,13 +116,26 @@ extension StepwiseEngine {
         return true
     }
 
+    /// The platforms a registration names (SYNC.md §2.9).
+    package static let platforms: Set<String> = ["ios", "android", "macos", "linux"]
+
     /// Persists the push token; the device registers again before its next channel request.
     ///
-    /// - Throws: ``StepwiseError`` `storage`, `shutdown`.
+    /// - Parameter platform: `ios`, `android`, `macos` or `linux` (any letter case; sent
+    ///   lowercase); `nil` keeps the one reported so far.
+    /// - Throws: ``StepwiseError`` `invalidInput` (another platform), `storage`, `shutdown`.
     public func registerPushToken(_ token: String, platform: String? = nil) throws(StepwiseError) {
         try checkOpen()
         var values = [("sync.push_token", token)]
-        if let platform { values.append(("sync.platform", platform)) }
+        if let platform {
+            let name = platform.lowercased()
+            guard Self.platforms.contains(name) else {
+                throw StepwiseError(
+                    .invalidInput, "platform '\(platform)' is not one of ios, android, macos, linux",
+                    context: ["platform": .string(platform)])
+            }
+            values.append(("sync.platform", name))
+        }
         try storeValues(values)
         wake()
     }

@@ -124,7 +124,9 @@ struct SyncChannelTests {
         _ = try await engine.syncChannel()
         _ = try await engine.syncChannel()
         #expect(transport.requests.filter { $0.url.hasSuffix("/register") }.count == 1)
-        try await engine.registerPushToken("apns-token", platform: "ios")
+        let other = await #expect(throws: StepwiseError.self) { try await engine.registerPushToken("t", platform: "windows") }
+        #expect(other?.code == .invalidInput)
+        try await engine.registerPushToken("apns-token", platform: "iOS")
         _ = try await engine.syncChannel()
         let registrations = transport.requests.filter { $0.url.hasSuffix("/register") }
         #expect(registrations.count == 2)
