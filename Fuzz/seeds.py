@@ -56,7 +56,9 @@ def load_json(path):
 
 
 def compact(value):
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # A case may hold a malformed sequence on purpose (a lone surrogate escape): its bytes then
+    # carry the surrogate as written (not valid UTF-8, still a useful seed).
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def sequence_documents():

@@ -11,7 +11,7 @@ import Stepwise
 /// object; decoded plus skipped commands are the first `min(500, n)` elements, the rest counted
 /// as ignored; a decoded command has its element's string `id` and `type`, never keeps `id`/`type`
 /// in a flat payload, and its `output`/`input` is no longer JSON text when that text parses; a
-/// skipped element has no string `id` and `type`; the interval is the integer given, else 30.
+/// skipped element has no string `id` and `type`; the interval is the JSON integer given, else 30.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSyncResponse(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzBytes(data, size)
@@ -30,7 +30,9 @@ public func fuzzSyncResponse(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
         return 0
     }
     let elements = object["commands"]?.arrayValue ?? []
-    let expectedInterval = object["sync_interval_secs"]?.exactIntegerValue.map(Int.init) ?? 30
+    // A JSON integer only: `5.0` is a float (SEMANTICS §1.1), so 30.
+    var expectedInterval = 30
+    if case .integer(let n)? = object["sync_interval_secs"] { expectedInterval = Int(clamping: n) }
     fuzzCheck(response.intervalSeconds == expectedInterval, "interval \(response.intervalSeconds) ≠ \(expectedInterval)")
     fuzzCheck(response.receivedCommands == elements.count, "received count")
     let looked = min(elements.count, SyncResponse.maximumCommands)
