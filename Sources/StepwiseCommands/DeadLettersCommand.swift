@@ -76,6 +76,9 @@ public struct DeadLettersCommand: AsyncParsableCommand {
             return error.output
         }
         let output: CommandOutput
+        // The listing takes no lock: it must write nothing (no housekeeping beside an engine
+        // that may be running on the file).
+        if listing { await opened.engine.serveReadsOnly() }
         if redriveID != nil { await opened.standInForStoredHandlers() }
         do {
             output = try await perform(on: opened.engine, style: style, now: now)
@@ -192,7 +195,11 @@ public struct DeadLettersCommand: AsyncParsableCommand {
     /// An age like `90s`, `30m`, `12h`, `7d` (or plain milliseconds) in milliseconds.
     static func milliseconds(_ text: String) -> Int64? {
         let units: [Character: Int64] = ["s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000]
-        if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0 { return n * factor }
+        if let unit = text.last, let factor = units[unit], let n = Int64(text.dropLast()), n >= 0 {
+            // Past the range of a timestamp: unusable input, not a trap.
+            let (ms, overflow) = n.multipliedReportingOverflow(by: factor)
+            return overflow ? nil : ms
+        }
         if let n = Int64(text), n >= 0 { return n }
         return nil
     }

@@ -50,9 +50,14 @@ public struct EvalCommand: AsyncParsableCommand {
     }
 
     static func parseObject(_ text: String, option: String) throws(InputError) -> JSONValue {
+        try parseObject(Array(text.utf8), option: option)
+    }
+
+    /// `bytes` as a JSON object; bytes that are not UTF-8 are refused, never replaced.
+    static func parseObject(_ bytes: [UInt8], option: String) throws(InputError) -> JSONValue {
         let value: JSONValue
         do {
-            value = try JSONParser.parse(text)
+            value = try JSONParser.parse(bytes)
         } catch {
             throw InputError(message: "\(option) is not valid JSON: \(error)")
         }
@@ -70,7 +75,7 @@ public struct EvalCommand: AsyncParsableCommand {
             if let data { scope.data = try parseObject(data, option: "--data") }
             if let dataFile {
                 let bytes = try InputFiles.read(dataFile)
-                scope.data = try parseObject(String(decoding: bytes, as: UTF8.self), option: "--data-file \(dataFile)")
+                scope.data = try parseObject(bytes, option: "--data-file \(dataFile)")
             }
             if let config { scope.config = try parseObject(config, option: "--config") }
             if let outputs, case .object(let o) = try parseObject(outputs, option: "--outputs") { scope.outputs = o }

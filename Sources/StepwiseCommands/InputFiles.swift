@@ -33,15 +33,22 @@ enum InputFiles {
         return (files, missing)
     }
 
+    /// The largest input file read: every document the tool reads is far smaller (a sequence
+    /// at most a few MiB), and a huge file must not be read whole into memory first.
+    static let maxBytes = 64 << 20
+
     /// The bytes of a file.
     ///
-    /// - Throws: a message naming the file when it cannot be read.
+    /// - Throws: a message naming the file when it cannot be read or is over ``maxBytes``.
     static func read(_ path: String) throws(InputError) -> [UInt8] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw InputError(message: "cannot read \(path): no such file")
         }
         if isDirectory.boolValue { throw InputError(message: "cannot read \(path): it is a folder, not a file") }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > maxBytes {
+            throw InputError(message: "cannot read \(path): it is \(size) bytes, more than the \(maxBytes >> 20) MiB an input may be")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.isReadableFile(atPath: path) ? "it is not a regular file" : "permission denied"
             throw InputError(message: "cannot read \(path): \(reason)")

@@ -512,7 +512,7 @@ extension InstanceMachine {
         case (.backoff, .step(let step)):
             proceedToDispatch(id, step: step)
         case (.inFlight, .step(let step)):
-            let limit = due - (node.progress.attemptStartedAt ?? due)
+            let limit = due.saturatingMinus(node.progress.attemptStartedAt ?? due)
             effect(.cancelHandler(id))
             handlerFailed(
                 id, attempt: node.attempt, escalation: false,
@@ -521,7 +521,7 @@ extension InstanceMachine {
             return
         case (.escalating, .step(let step)):
             effect(.cancelHandler(id))
-            let limit = due - (node.progress.attemptStartedAt ?? due)
+            let limit = due.saturatingMinus(node.progress.attemptStartedAt ?? due)
             handlerFailed(
                 id, attempt: node.attempt, escalation: true,
                 failure: AttemptFailure(
@@ -549,7 +549,7 @@ extension InstanceMachine {
             var n = node
             n.phase = .inFlight
             runtime[id] = n
-            let slept = due - (node.progress.attemptStartedAt ?? due)
+            let slept = due.saturatingMinus(node.progress.attemptStartedAt ?? due)
             handlerSucceeded(id, attempt: node.attempt, escalation: false, output: ["slept_ms": .integer(slept)])
             return
         case (.polling, .loop(let loop)):

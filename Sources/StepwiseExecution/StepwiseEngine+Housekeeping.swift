@@ -23,7 +23,7 @@ extension StepwiseEngine {
         // Every instance, children too (one can outlive its parent on protected work), parents
         // first: a parent failing cancels its children, and one that ends at once is not also
         // failed; one still running protected work fails on its own lifetime.
-        let aged = live.values.filter { !$0.record.state.isTerminal && now - $0.record.lifetimeStartedAt > lifetime }
+        let aged = live.values.filter { !$0.record.state.isTerminal && now.saturatingMinus($0.record.lifetimeStartedAt) > lifetime }
         for runtime in aged.sorted(by: { ($0.record.depth, $0.id) < ($1.record.depth, $1.id) }) {
             guard let current = live[runtime.id], !current.record.state.isTerminal else { continue }
             transitionIgnoringErrors(runtime.id) { $0.failInstance("lifetime exceeded") }

@@ -84,6 +84,13 @@ public struct SQLiteMigrator: Sendable {
         if initialVersion != 0, !(try missingIdentifyingTables(connection)).isEmpty {
             throw SQLiteMigrationError(code: .foreignSchema, databaseVersion: initialVersion, latestKnownVersion: latestVersion)
         }
+        // Version 0 is a new file only when it has no tables: tables without a version are
+        // another application's, which must not get ours added.
+        if initialVersion == 0, try !connection.query(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' LIMIT 1"
+        ).isEmpty {
+            throw SQLiteMigrationError(code: .foreignSchema, databaseVersion: 0, latestKnownVersion: latestVersion)
+        }
         guard initialVersion <= latestVersion else {
             throw SQLiteMigrationError(
                 code: .databaseIsNewer,

@@ -1,4 +1,5 @@
 import StepwiseCrypto
+import StepwiseExecution
 import StepwiseJSON
 import StepwiseSQLite
 
@@ -34,6 +35,11 @@ public actor SQLiteSyncServerStore: SyncServerStore {
     ///   opened, is not a database, or was written by a newer schema.
     public init(path: String, survivesPowerLoss: Bool = true) throws(SyncServerError) {
         self.path = path
+        // Another application's file (or a directory, a device) is refused before a connection
+        // switches it to WAL: nothing of it is changed.
+        if let foreign = SQLiteExecutionStore.foreignFileError(path) {
+            throw SyncServerError(.storage, "cannot open sync server database \(path): \(foreign.message)")
+        }
         do {
             let connection = try SQLiteConnection(path: path, configuration: .init(durability: survivesPowerLoss ? .full : .normal))
             try Self.migrator.migrate(connection)

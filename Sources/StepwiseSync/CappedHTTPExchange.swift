@@ -23,7 +23,9 @@ enum CappedHTTPExchange {
         // Foundation on Linux keeps these intervals in whole seconds (0.9 s acts as 0 or 1 s):
         // URLSession gets a bound rounded up past ours, and a timer of our own ends the
         // exchange at the exact limit.
-        let seconds = (Double(timeoutMilliseconds) / 1000).rounded(.up) + 1
+        // Capped at a year: Foundation converts the interval to an integer, and a huge one
+        // (`UInt64.max`, "never") would trap there.
+        let seconds = min((Double(timeoutMilliseconds) / 1000).rounded(.up) + 1, 365 * 86_400)
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = seconds
         configuration.timeoutIntervalForResource = seconds

@@ -113,6 +113,9 @@ public enum ManifestPublisher {
     ///   lists `label: pointer: code: message` lines), `invalidInput` (duplicate name or
     ///   `key_id`, missing signing key id, a bad `min_sdk_version` or base URL, or a previous
     ///   manifest that does not verify with the root key).
+    /// 9999-12-31T23:59:59Z in Unix ms: the last instant RFC 3339 can write.
+    static let latestExpiry: Int64 = 253_402_300_799_000
+
     /// `names` without repeats, sorted, both by UTF-8 bytes (SYNC.md §3.11 step 3).
     static func sortedUnique(_ names: some Sequence<String>) -> [String] {
         var byBytes: [[UInt8]: String] = [:]
@@ -126,6 +129,14 @@ public enum ManifestPublisher {
         let previous = try previousManifest.map { bytes throws(SyncError) in try verifyPrevious(bytes, root: options.rootKey) }
         guard SDKVersion.isWellFormed(options.minSDKVersion) else {
             throw SyncError(.invalidInput, "--min-sdk '\(options.minSDKVersion)' is not dotted numbers like 1.2.0")
+        }
+        if let expires = options.expiresInMilliseconds {
+            // RFC 3339 years have four digits: an expiry past 9999 would make a manifest every
+            // device refuses as malformed (SYNC.md §3.3).
+            let (at, overflow) = options.now.addingReportingOverflow(expires)
+            guard expires >= 0, !overflow, at <= Self.latestExpiry else {
+                throw SyncError(.invalidInput, "--expires-in is too far ahead: expires_at must be before the year 10000")
+            }
         }
         if let base = options.baseURL {
             guard base.hasPrefix("https://") || base.hasPrefix("http://"), let url = URL(string: base) else {

@@ -81,6 +81,29 @@ struct EvalCommandTests {
         #expect(first != EvalCommand.execute(expression: "uuid()", seed: 2).standardOutput)
     }
 
+    /// A data file that is not UTF-8 is refused (as every other input file is), not altered.
+    @Test func aDataFileThatIsNotUTF8IsRefused() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("latin1-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0x63, 0x61, 0x66, 0xE9, 0x22, 0x7D]).write(to: URL(fileURLWithPath: path))
+        let output = EvalCommand.execute(expression: "data.a", dataFile: path)
+        #expect(output.exitCode == 2)
+        #expect(output.standardError.contains("UTF-8"), "\(output.standardError)")
+    }
+
+    /// Input files past 64 MiB are refused by their size, before being read into memory.
+    @Test func aHugeInputFileIsRefusedUnread() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(InputFiles.maxBytes + 1))  // sparse: no disk used
+        try handle.close()
+        let output = EvalCommand.execute(expression: "1", dataFile: path)
+        #expect(output.exitCode == 2)
+        #expect(output.standardError.contains("more than the 64 MiB an input may be"), "\(output.standardError)")
+    }
+
     @Test func compileErrorShowsThePosition() {
         let output = EvalCommand.execute(expression: "a ==")
         #expect(output.exitCode == 1)

@@ -55,6 +55,8 @@ struct DeadLettersCommandTests {
         #expect(unknown.standardError.contains("no dead letter matches 'ffffffff'"))
         #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--ack", "a", "--purge"]) }
         #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--purge", "--older-than", "soon"]) }
+        // Past the range of a timestamp: refused, not a trap.
+        #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--purge", "--older-than", "9999999999999d"]) }
         #expect(throws: (any Error).self) { try DeadLettersCommand.parse(["--purge", "--after", "x"]) }
         let badCursor = try await deadLetters(["--after", "nope"], in: workspace)
         #expect(badCursor.exitCode == 2)

@@ -152,6 +152,11 @@ struct ManifestPublishVerifyTests {
             #expect(refused.standardError.contains("--base-url"), "\(refused.standardError)")
             #expect(!FileManager.default.fileExists(atPath: dir + "/refused/manifest.json"))
         }
+        // An expiry past 9999 cannot be written in RFC 3339: refused, not a manifest devices reject.
+        let far = PublishCommand.execute(key: root.key, expiresIn: "3000000d", out: dir + "/far", paths: [a], now: ManifestCLI.now)
+        #expect(far.exitCode == 2 && far.standardError.contains("before the year 10000"), "\(far.standardError)")
+        let overflow = PublishCommand.execute(key: root.key, expiresIn: "106751991167d", out: dir + "/far", paths: [a], now: ManifestCLI.now)
+        #expect(overflow.exitCode == 2)
         let local = PublishCommand.execute(
             key: root.key, baseURL: "http://127.0.0.1:8080/app/", out: dir + "/local", paths: [a], now: ManifestCLI.now)
         #expect(local.exitCode == 0, "\(local.standardError)")

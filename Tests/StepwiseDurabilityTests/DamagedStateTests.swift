@@ -94,6 +94,21 @@ struct DamagedStateTests {
             await engine.shutdown()
         }
     }
+
+    /// Stored times at the edge of their range (an `Int64.min` lifetime start, written by a
+    /// damaged file) are compared without overflowing: the engine opens and serves calls.
+    @Test("times at the edge of their range do not trap")
+    func extremeStoredTimes() async throws {
+        try await withTemporaryDatabaseFile { path in
+            let (damaged, healthy) = try await prepare(path)
+            try edit(path, "UPDATE instances SET lifetime_started_at = -9223372036854775808 WHERE id = '\(damaged.rawValue)'")
+            let engine = try StepwiseEngine(databasePath: path)
+            #expect(try await engine.instance(damaged).state == .failed)
+            #expect(try await engine.instance(damaged).error?.message == "lifetime exceeded")
+            #expect(try await engine.instance(healthy).state == .waiting)
+            await engine.shutdown()
+        }
+    }
 }
 
 /// Runs `body` with the path of a new database file, removed afterwards with its WAL files.

@@ -4,9 +4,31 @@ import Foundation
 import Testing
 import StepwiseJSON
 import StepwiseServer
+import StepwiseSQLite
 
 @Suite("SQLiteSyncServerStore")
 struct StoreTests {
+    /// Another application's SQLite file (tables, no schema version), a directory or a device is
+    /// refused before anything of it changes.
+    @Test("another application's database is refused untouched")
+    func foreignFilesAreRefused() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stepwise-foreign-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("places.sqlite").path
+        do {
+            let other = try SQLiteConnection(path: path)
+            try other.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = #expect(throws: SyncServerError.self) { try SQLiteSyncServerStore(path: path) }
+        #expect(error?.message.contains("another application") == true, "\(error?.message ?? "")")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let folder = #expect(throws: SyncServerError.self) { try SQLiteSyncServerStore(path: directory.path) }
+        #expect(folder?.message.contains("not a regular file") == true)
+    }
+
     @Test("the database survives a reopen, and migrating again changes nothing")
     func reopen() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stepwise-store-\(UUID().uuidString)")
