@@ -32,6 +32,31 @@ struct AnswerBook: Sendable {
         return AnswerBook(source: source, answers: answers)
     }
 
+    /// The steps answers were given for, sorted.
+    var steps: [String] { queues.keys.sorted() }
+
+    /// A warning for each answered step that no step of `sequences` waits on (a misspelt
+    /// `--answer`, which would otherwise be ignored without a word), or none when a sequence
+    /// runs a sub-sequence not among them (its steps are unknown here).
+    func unmatchedWarnings(for sequences: [CompiledSequence]) -> [String] {
+        var waiting: [String] = []
+        let loaded = Set(sequences.map(\.name))
+        var reachesOthers = false
+        for sequence in sequences {
+            sequence.forEachBlock { block in
+                switch block.kind {
+                case .step(let step) where step.waitForInput != nil: waiting.append(block.id.rawValue)
+                case .subSequence(let sub): if !loaded.contains(sub.sequenceName) { reachesOthers = true }
+                default: break
+                }
+            }
+        }
+        guard !reachesOthers else { return [] }
+        let known = Set(waiting)
+        let listed = waiting.isEmpty ? "no step waits for input" : "steps that wait: \(Array(Set(waiting)).sorted().joined(separator: ", "))"
+        return steps.filter { !known.contains($0) }.map { "warning: \(source) \($0): no step '\($0)' waits for input (\(listed))" }
+    }
+
     /// The next answer for `step`, if any.
     func next(for step: String) -> JSONValue? { queues[step]?.first }
 

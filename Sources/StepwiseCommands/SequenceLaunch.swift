@@ -68,6 +68,7 @@ struct SequenceLaunch {
         } catch {
             return error.output
         }
+        for warning in answers.unmatchedWarnings(for: [compiled] + extras) { console.error(warning) }
         let database: OpenedDatabase
         do {
             database = try OpenedDatabase.open(

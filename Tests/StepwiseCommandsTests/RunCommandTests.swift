@@ -22,6 +22,15 @@ struct RunCommandTests {
         #expect(output.standardError.isEmpty)
     }
 
+    /// A misspelt `--answer` would be ignored without a word: it is named with the steps that do wait.
+    @Test func anAnswerForNoWaitingStepIsNamed() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.approval, to: "approval.json")
+        let output = try await workspace.run([file, "--answer", "decid=yes"])
+        #expect(output.exitCode == RunConclusion.exitStoppedWaiting)
+        #expect(output.standardError.contains("warning: --answer decid: no step 'decid' waits for input (steps that wait: decide)"), "\(output.standardError)")
+    }
+
     @Test func withoutAnAnswerItStopsAndSaysHowToContinue() async throws {
         let workspace = try CLIWorkspace()
         let file = try workspace.write(TestSequences.approval, to: "approval.json")
