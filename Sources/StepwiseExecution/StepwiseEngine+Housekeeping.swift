@@ -57,16 +57,12 @@ extension StepwiseEngine {
     /// file). Then instances that finished at or after the oldest undelivered event are kept,
     /// for at most one more lifetime, so that "at least once across restarts" holds for them.
     func collectionCutoff(now: Int64, lifetime: Int64) -> Int64 {
-        func before(_ span: Int64) -> Int64 {
-            let (value, overflow) = now.subtractingReportingOverflow(span)
-            return overflow ? .min : value
-        }
-        let cutoff = before(lifetime)
+        let cutoff = now.saturatingMinus(lifetime)
         guard let text = (try? store.metadata(Self.listenerCursorKey)).flatMap({ $0 }), let cursor = Int64(text),
             let oldest = (try? store.journal(after: cursor, limit: 1))?.first
         else { return cutoff }
         let (twice, overflow) = lifetime.multipliedReportingOverflow(by: 2)
-        return max(before(overflow ? .max : twice), min(cutoff, oldest.at))
+        return max(now.saturatingMinus(overflow ? .max : twice), min(cutoff, oldest.at))
     }
 
     /// Fails the instances whose stored state cannot run (``damagedInstances``), in the pass

@@ -89,10 +89,10 @@ public enum ManifestEntryVerifier {
     public static func signingKey(
         for entry: ManifestEntry, in trustedKeys: [VerifiedManifest.TrustedKey]
     ) throws(EntryFailure) -> Ed25519PublicKey {
-        guard let key = trustedKeys.first(where: { $0.keyID.utf8.elementsEqual(entry.signingKeyID.utf8) }) else {
+        guard let key = VerifiedManifest.key(id: entry.signingKeyID, in: trustedKeys) else {
             throw EntryFailure(.unknownSigningKey, "signing key '\(entry.signingKeyID)' is not a trusted key of this manifest")
         }
-        return key.publicKey
+        return key
     }
 
     /// E10: the `.sig` file, trimmed of ASCII whitespace, is base64 of exactly 64 bytes.

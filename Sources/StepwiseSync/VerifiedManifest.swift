@@ -43,7 +43,11 @@ public struct VerifiedManifest: Sendable, Hashable {
     }
 
     /// The trusted key with this id, or `nil` (E8).
-    public func signingKey(id: String) -> Ed25519PublicKey? {
-        trustedKeys.first { $0.keyID.utf8.elementsEqual(id.utf8) }?.publicKey
+    public func signingKey(id: String) -> Ed25519PublicKey? { Self.key(id: id, in: trustedKeys) }
+
+    /// The key of `keys` whose id has the bytes of `id` (ids are JSON strings: compared by
+    /// their UTF-8 bytes, not Swift's canonical equivalence), or `nil`.
+    static func key(id: String, in keys: [TrustedKey]) -> Ed25519PublicKey? {
+        keys.first { $0.keyID.utf8.elementsEqual(id.utf8) }?.publicKey
     }
 }
