@@ -66,14 +66,16 @@ struct CommandFailure: Error, CustomStringConvertible {
 final class OpenedDatabase {
     let engine: StepwiseEngine
     let path: String
+    /// Every stored sequence version that still compiles.
+    let storedSequences: [CompiledSequence]
     /// Handler names used by every stored sequence version.
-    let storedHandlerNames: Set<String>
+    var storedHandlerNames: Set<String> { storedSequences.reduce(into: []) { $0.formUnion($1.handlerNames) } }
     private let lock: DatabaseLock?
 
-    private init(engine: StepwiseEngine, path: String, storedHandlerNames: Set<String>, lock: DatabaseLock?) {
+    private init(engine: StepwiseEngine, path: String, storedSequences: [CompiledSequence], lock: DatabaseLock?) {
         self.engine = engine
         self.path = path
-        self.storedHandlerNames = storedHandlerNames
+        self.storedSequences = storedSequences
         self.lock = lock
     }
 
@@ -98,14 +100,14 @@ final class OpenedDatabase {
         let lock = exclusive ? try DatabaseLock.acquire(for: path) : nil
         do {
             let store = try SQLiteExecutionStore(path: path, durability: configuration.durability)
-            var names: Set<String> = []
+            var compiled: [CompiledSequence] = []
             for stored in try store.storedSequences() {
                 guard let bytes = try store.sequenceBytes(stored.key) else { continue }
                 let result = SequenceLoader.load(bytes, limits: SequenceLimits(maxDocumentBytes: Int.max))
-                names.formUnion(result.sequence?.handlerNames ?? [])
+                if let sequence = result.sequence { compiled.append(sequence) }
             }
             let engine = try StepwiseEngine(store: store, configuration: configuration, syncChannel: syncChannel)
-            return OpenedDatabase(engine: engine, path: path, storedHandlerNames: names, lock: lock)
+            return OpenedDatabase(engine: engine, path: path, storedSequences: compiled, lock: lock)
         } catch {
             lock?.release(removingCreatedFile: true)
             throw CommandFailure(error.message, exitCode: 2)

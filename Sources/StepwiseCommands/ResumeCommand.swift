@@ -62,6 +62,7 @@ public struct ResumeCommand: AsyncParsableCommand {
         } catch {
             return error.output
         }
+        for warning in book.unmatchedWarnings(for: opened.storedSequences) { console.error(warning) }
         let engine = opened.engine
         let placeholders = await setup.register(on: engine, names: opened.storedHandlerNames)
         if let notice = HandlerSetup.placeholderNotice(placeholders) { console.error(notice) }

@@ -28,6 +28,18 @@ struct ResumeCommandTests {
         #expect(setup.calls.count(of: "ask") == 1)
     }
 
+    /// As under `run`, a misspelt `--answer` is named with the steps that do wait, not ignored.
+    @Test func anAnswerForNoWaitingStepIsNamed() async throws {
+        let workspace = try CLIWorkspace()
+        let file = try workspace.write(TestSequences.approval, to: "approval.json")
+        let script = try workspace.write(TestSequences.approvalHandlers, to: "handlers.json")
+        let stopped = try await workspace.run([file, "--handlers", script])
+        #expect(stopped.exitCode == RunConclusion.exitStoppedWaiting)
+        let resumed = try await workspace.resume(["--handlers", script, "--answer", "decid=yes"])
+        #expect(resumed.exitCode == RunConclusion.exitStoppedWaiting)
+        #expect(resumed.standardError.contains("warning: --answer decid: no step 'decid' waits for input (steps that wait: decide)"), "\(resumed.standardError)")
+    }
+
     @Test func aDamagedHistoryStopsTheTimelineNotTheRun() async throws {
         let workspace = try CLIWorkspace()
         let file = try workspace.write(TestSequences.approval, to: "approval.json")
