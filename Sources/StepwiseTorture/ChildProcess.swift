@@ -65,15 +65,26 @@ public final class ChildProcess: Sendable {
         return signal == 0 ? .exited((status >> 8) & 0xFF) : .signalled(signal)
     }
 
+    /// Waits for the child to end and reaps it, on a thread of its own.
+    ///
+    /// For async callers: ``wait()`` would hold one of the few threads of Swift's cooperative
+    /// pool for the child's whole life, and with two such waits on a two-core machine every
+    /// other task (a handler, a timer) would stall until a child ended.
+    public func termination() async -> Termination {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.wait()) }
+        }
+    }
+
     /// Runs `executable` to its end.
     ///
     /// - Returns: how it ended and its standard output.
     /// - Throws: `POSIXError` when it cannot be started.
-    public static func run(_ executable: String, _ arguments: [String]) throws -> (Termination, output: String) {
+    public static func run(_ executable: String, _ arguments: [String]) async throws -> (Termination, output: String) {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("stepwise-child-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         let child = try ChildProcess(executable: executable, arguments: arguments, outputFile: file)
-        let termination = child.wait()
+        let termination = await child.termination()
         return (termination, (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
     }
 }

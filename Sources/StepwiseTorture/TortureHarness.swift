@@ -53,7 +53,7 @@ public struct TortureHarness: Sendable {
         try? FileManager.default.removeItem(atPath: referenceDir)
         try FileManager.default.createDirectory(atPath: referenceDir, withIntermediateDirectories: true)
         let reference = TortureFiles(directory: referenceDir)
-        guard try runChild(files: reference, crash: nil, run: 1) == .finished else {
+        guard try await runChild(files: reference, crash: nil, run: 1) == .finished else {
             throw StepwiseError(.storage, "the crash-free reference run did not finish")
         }
         let counts = (try? String(contentsOfFile: reference.counts, encoding: .utf8))?
@@ -81,7 +81,7 @@ public struct TortureHarness: Sendable {
             try? FileManager.default.removeItem(atPath: dir)
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let files = TortureFiles(directory: dir)
-            let first = try runChild(files: files, crash: point, run: 1)
+            let first = try await runChild(files: files, crash: point, run: 1)
             if first == .finished {
                 report.notReached.append(point.description)
                 continue
@@ -90,7 +90,7 @@ public struct TortureHarness: Sendable {
                 report.violations.append(Violation(point: point.description, message: "the crashing run failed instead of dying"))
                 continue
             }
-            let second = try runChild(files: files, crash: nil, run: 2)
+            let second = try await runChild(files: files, crash: nil, run: 2)
             guard second == .finished else {
                 report.violations.append(Violation(point: point.description, message: "the resumed run did not finish (\(second))"))
                 continue
@@ -111,12 +111,12 @@ public struct TortureHarness: Sendable {
         case failed(Int32)
     }
 
-    func runChild(files: TortureFiles, crash: CrashPoint?, run: Int) throws -> ChildOutcome {
+    func runChild(files: TortureFiles, crash: CrashPoint?, run: Int) async throws -> ChildOutcome {
         let child = try ChildProcess(
             executable: executable,
             arguments: ["torture-child", "--dir", files.directory, "--run", String(run)]
                 + (crash.map { ["--crash", $0.description] } ?? []))
-        switch child.wait() {
+        switch await child.termination() {
         case .signalled(SIGKILL): return .killed
         case .exited(0): return .finished
         case .exited(let status): return .failed(status)

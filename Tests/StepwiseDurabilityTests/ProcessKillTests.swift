@@ -11,8 +11,8 @@ func stepwiseExecutablePath() throws -> String { try stepwiseExecutable().path }
 private func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 
 /// Runs the crash child to its end.
-private func runChild(_ arguments: [String]) throws -> ChildProcess.Termination {
-    try ChildProcess(executable: stepwiseExecutable().path, arguments: ["crash-child"] + arguments).wait()
+private func runChild(_ arguments: [String]) async throws -> ChildProcess.Termination {
+    await (try ChildProcess(executable: stepwiseExecutable().path, arguments: ["crash-child"] + arguments)).termination()
 }
 
 /// Handler invocations logged by the child: (step, idempotency key).
@@ -39,11 +39,11 @@ struct ProcessKillTests {
         let db = dir.appendingPathComponent("run.db").path
         let log = dir.appendingPathComponent("handlers.log").path
 
-        let killed = try runChild(["--db", db, "--log", log, "--kill-at", killAt])
+        let killed = try await runChild(["--db", db, "--log", log, "--kill-at", killAt])
         #expect(killed == .signalled(SIGKILL), "the child must die by SIGKILL")
         let beforeResume = invocations(log)
 
-        let resumed = try runChild(["--db", db, "--log", log])
+        let resumed = try await runChild(["--db", db, "--log", log])
         #expect(resumed == .exited(0))
         let all = invocations(log)
 

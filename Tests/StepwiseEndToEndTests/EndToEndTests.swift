@@ -35,7 +35,7 @@ let weatherFlow = #"""
 struct EndToEndTests {
     @Test func approvalRoundTrip() async throws {
         let workspace = try Workspace()
-        let root = try workspace.publish(["approval": approvalFlow])
+        let root = try await workspace.publish(["approval": approvalFlow])
         let server = try ServerProcess(workspace: workspace)
         let device = try await Device.open("phone-1", workspace: workspace, server: server, rootKey: root)
 
@@ -79,32 +79,32 @@ struct EndToEndTests {
         try Data(approvalFlow.utf8).write(to: URL(fileURLWithPath: file))
         let db = workspace.path("cli.db")
         // Run without any sync configuration: the instance stops at its wait.
-        let run = try runStepwise(["run", file, "--db", db])
+        let run = try await runStepwise(["run", file, "--db", db])
         #expect(run.status == 3, "\(run.output)")
         let sync = [
             "sync", "--sync-url", server.baseURL + "/mobile/sync", "--api-key", ServerProcess.apiKey,
             "--allow-insecure-localhost", "--device-id", "laptop", "--db", db,
         ]
         // The first sync sends what the database already holds: the status and the open wait.
-        let first = try runStepwise(sync)
+        let first = try await runStepwise(sync)
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("2 rows delivered"), "\(first.output)")
         let pending = try await server.request("GET", "/mobile/approvals?state=pending")
         let approval = try #require(pending.body["items"]?.arrayValue?.first { $0["device_id"] == "laptop" })
         let approvalID = try #require(approval["id"]?.stringValue)
         #expect(try await server.request("POST", "/mobile/approvals/\(approvalID)/resolve", json: ["output": ["value": "yes"]]).status == 200)
-        let second = try runStepwise(sync)
+        let second = try await runStepwise(sync)
         #expect(second.output.contains("1 command executed"), "\(second.output)")
-        let resumed = try runStepwise(["resume", "--db", db])
+        let resumed = try await runStepwise(["resume", "--db", db])
         #expect(resumed.status == 0, "\(resumed.output)")
         // The instance finished under an engine without a channel; the outbox kept its status.
-        let third = try runStepwise(sync)
+        let third = try await runStepwise(sync)
         #expect(third.status == 0, "\(third.output)")
         let status = try await server.request("GET", "/mobile/status?device_id=laptop")
         #expect(status.body["items"]?[0]?["state"] == "Completed")
         // An unreachable server fails the round trip with status 1 and loses nothing.
         server.kill()
-        let offline = try runStepwise(sync)
+        let offline = try await runStepwise(sync)
         #expect(offline.status == 1, "\(offline.output)")
     }
 
@@ -137,7 +137,7 @@ struct EndToEndTests {
 
     @Test func theServerRestartsMidSyncAndNothingIsLost() async throws {
         let workspace = try Workspace()
-        let root = try workspace.publish(["approval": approvalFlow])
+        let root = try await workspace.publish(["approval": approvalFlow])
         var server = try ServerProcess(workspace: workspace)
         let port = server.port
         let device = try await Device.open("phone-3", workspace: workspace, server: server, rootKey: root)
@@ -186,7 +186,7 @@ struct EndToEndTests {
 
     @Test func aTamperedSequenceIsRejectedWhileTheRestApplies() async throws {
         let workspace = try Workspace()
-        let root = try workspace.publish(["approval": approvalFlow, "quick": quickFlow])
+        let root = try await workspace.publish(["approval": approvalFlow, "quick": quickFlow])
         // Change one published artifact after signing.
         let artifacts = try FileManager.default.contentsOfDirectory(atPath: workspace.path("publish/sequences"))
         let quickFile = try #require(
@@ -264,14 +264,14 @@ final class DuplicatingTransport: SyncHTTPTransport {
 @Suite("The stepwise executable's exit statuses")
 struct ExecutableExitStatusTests {
     @Test(arguments: [["verify-manifest"], ["instances", "--limit", "abc"], ["show"], ["no-such-command"], ["run", "--bogus"]])
-    func unusableArgumentsExitTwo(_ arguments: [String]) throws {
-        let result = try runStepwise(arguments)
+    func unusableArgumentsExitTwo(_ arguments: [String]) async throws {
+        let result = try await runStepwise(arguments)
         #expect(result.status == 2, "\(arguments): \(result.output)")
     }
 
-    @Test func helpExitsZero() throws {
-        #expect(try runStepwise(["--help"]).status == 0)
-        #expect(try runStepwise(["sync", "--help"]).status == 0)
+    @Test func helpExitsZero() async throws {
+        #expect(try await runStepwise(["--help"]).status == 0)
+        #expect(try await runStepwise(["sync", "--help"]).status == 0)
     }
 }
 
@@ -283,7 +283,7 @@ struct ServeCommandTests {
         let running = try ServerProcess(workspace: workspace)
         defer { running.kill() }
         let db = workspace.path("second.db")
-        let result = try runStepwise(["serve", "--port", String(running.port), "--db", db])
+        let result = try await runStepwise(["serve", "--port", String(running.port), "--db", db])
         #expect(result.status == 2)
         for path in [db, db + "-wal", db + "-shm", db + ".secrets-key"] {
             #expect(!FileManager.default.fileExists(atPath: path), "\(path) was left behind")

@@ -14,8 +14,8 @@ func stepwiseExecutable() throws -> URL { try StepwiseExecutable.url() }
 ///
 /// - Returns: the exit status (128 + the signal when one ended it) and standard output.
 @discardableResult
-func runStepwise(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let (termination, output) = try ChildProcess.run(try stepwiseExecutable().path, arguments)
+func runStepwise(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+    let (termination, output) = try await ChildProcess.run(try stepwiseExecutable().path, arguments)
     switch termination {
     case .exited(let status): return (status, output)
     case .signalled(let signal): return (128 + signal, output)
@@ -39,11 +39,11 @@ final class Workspace: Sendable {
     /// `stepwise publish` into `publish/`.
     ///
     /// - Returns: the root public key (base64).
-    func publish(_ sequences: [String: String]) throws -> String {
+    func publish(_ sequences: [String: String]) async throws -> String {
         let sources = root.appendingPathComponent("sources")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
         if !FileManager.default.fileExists(atPath: path("root.key")) {
-            let keygen = try runStepwise(["keygen", "root", "--out", root.path])
+            let keygen = try await runStepwise(["keygen", "root", "--out", root.path])
             guard keygen.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         }
         var files: [String] = []
@@ -52,7 +52,7 @@ final class Workspace: Sendable {
             try Data(text.utf8).write(to: file)
             files.append(file.path)
         }
-        let published = try runStepwise(
+        let published = try await runStepwise(
             ["publish", "--key", path("root.key"), "--key-id", "root-1", "--out", path("publish")] + files)
         guard published.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return try String(contentsOfFile: path("root.pub"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
