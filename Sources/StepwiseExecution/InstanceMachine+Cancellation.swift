@@ -20,7 +20,7 @@ extension InstanceMachine {
             break
         }
         if let block = runtime.block(of: id), case .forEach(let f) = block.kind {
-            removeForEachBindings(f)
+            removeForEachBindings(id, forEach: f)
         }
         node.state = .cancelled
         node.phase = .idle

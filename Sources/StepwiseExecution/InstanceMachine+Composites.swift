@@ -125,9 +125,11 @@ extension InstanceMachine {
             finish(id, .cancelled)
             return
         }
-        // Every branch ended without a winner: all empty → complete; else the last failure.
+        // Every branch ended without a winner: all empty → complete; else the last failure
+        // (of failures at the same moment, the last in tree order, as parallel breaks ties).
         let failures = outcomes.compactMap { $0 }.filter { $0.state == .failed }
-        if let last = failures.max(by: { $0.at < $1.at }), let e = last.error {
+        let latest = failures.map(\.at).max()
+        if let last = failures.last(where: { $0.at == latest }), let e = last.error {
             finish(id, .failed, error: e)
         } else {
             finish(id, .completed)
@@ -298,25 +300,29 @@ extension InstanceMachine {
     mutating func forEachStartIterations(_ id: NodeID, forEach: ForEachBlock) {
         var node = runtime[id]
         let items = node.progress.items ?? []
-        let sequential = forEach.maxConcurrency <= 1
+        let bindsShared = bindsInSharedData(id, forEach: forEach)
         while node.progress.nextIndex < items.count && node.progress.activeIterations.count < forEach.maxConcurrency {
             if record.cancelRequested && !isProtectedNode(id) { break }
             let i = node.progress.nextIndex
+            if bindsShared {
+                // The binding is a write to context.data: past its limit it fails this block.
+                var size = runtime.setDataMember(forEach.itemVariable, to: items[i])
+                if let indexVar = forEach.indexVariable { size = runtime.setDataMember(indexVar, to: .integer(Int64(i))) }
+                if size > PayloadLimits.maxDataBytes {
+                    removeForEachBindings(id, forEach: forEach)
+                    finish(id, .failed, error: error(at: id, InstanceMachine.dataSizeMessage(size)))
+                    return
+                }
+            }
             node.progress.nextIndex += 1
             node.progress.activeIterations.append(i)
             runtime[id] = node
             setForEachMarker(id, forEach: forEach, index: i, total: items.count)
-            if sequential {
-                var r = record
-                r.data[forEach.itemVariable] = items[i]
-                if let indexVar = forEach.indexVariable { r.data[indexVar] = .integer(Int64(i)) }
-                record = r
-            }
             startList(parent: id, list: 0, iteration: i)
             node = runtime[id]
         }
         if node.progress.activeIterations.isEmpty {
-            removeForEachBindings(forEach)
+            removeForEachBindings(id, forEach: forEach)
             if record.cancelRequested && node.progress.nextIndex < items.count && !isProtectedNode(id) {
                 finish(id, .cancelled)
             } else {
@@ -325,12 +331,28 @@ extension InstanceMachine {
         }
     }
 
-    mutating func removeForEachBindings(_ forEach: ForEachBlock) {
-        guard forEach.maxConcurrency <= 1 else { return }
-        var r = record
-        r.data.removeValue(forKey: forEach.itemVariable)
-        if let indexVar = forEach.indexVariable { r.data.removeValue(forKey: indexVar) }
-        record = r
+    /// Whether the for_each binds its item (and index) in the shared `context.data`: only a
+    /// sequential one outside every concurrent iteration. Inside one, the shared object is
+    /// the other iterations' too, so its bindings are an overlay like the concurrent ones'
+    /// (see ``scopeData(for:dataOverride:)``).
+    func bindsInSharedData(_ id: NodeID, forEach: ForEachBlock) -> Bool {
+        forEach.maxConcurrency <= 1 && !isInsideConcurrentIteration(id)
+    }
+
+    /// Whether an enclosing for_each runs its iterations concurrently.
+    func isInsideConcurrentIteration(_ id: NodeID) -> Bool {
+        var current = runtime[id]
+        while let parentID = current.parent {
+            if let block = runtime.block(of: parentID), case .forEach(let f) = block.kind, f.maxConcurrency > 1 { return true }
+            current = runtime[parentID]
+        }
+        return false
+    }
+
+    mutating func removeForEachBindings(_ id: NodeID, forEach: ForEachBlock) {
+        guard bindsInSharedData(id, forEach: forEach) else { return }
+        _ = runtime.setDataMember(forEach.itemVariable, to: nil)
+        if let indexVar = forEach.indexVariable { _ = runtime.setDataMember(indexVar, to: nil) }
     }
 
     mutating func forEachIterationFinished(_ id: NodeID, forEach: ForEachBlock, iteration: Int, outcome: ListOutcome) {
@@ -346,11 +368,11 @@ extension InstanceMachine {
             node = runtime[id]
             node.progress.activeIterations = []
             runtime[id] = node
-            removeForEachBindings(forEach)
+            removeForEachBindings(id, forEach: forEach)
             finish(id, .failed, error: e)
         case .cancelled:
             if node.progress.activeIterations.isEmpty {
-                removeForEachBindings(forEach)
+                removeForEachBindings(id, forEach: forEach)
                 finish(id, .cancelled)
             }
         }
@@ -391,9 +413,16 @@ extension InstanceMachine {
                         if hasFinally { runFinally(&self, pending: nil) } else { finish(id, .completed) }
                         return
                     }
-                    var r = record
-                    r.data["_error"] = errorObject(for: id, block: block, error: e)
-                    record = r
+                    // `_error` is a write to context.data: past its limit it fails this block
+                    // (its finally still runs).
+                    let previous = runtime.record.data["_error"]
+                    let size = runtime.setDataMember("_error", to: errorObject(for: id, block: block, error: e))
+                    if size > PayloadLimits.maxDataBytes {
+                        _ = runtime.setDataMember("_error", to: previous)
+                        let failure = error(at: id, InstanceMachine.dataSizeMessage(size))
+                        if hasFinally { runFinally(&self, pending: failure) } else { finish(id, .failed, error: failure) }
+                        return
+                    }
                     node.progress.tryPhase = 1
                     runtime[id] = node
                     startList(parent: id, list: 1, iteration: 0)
@@ -460,6 +489,11 @@ extension InstanceMachine {
         }
         guard case .object(let object) = input else {
             finish(id, .failed, error: error(at: id, "input must resolve to an object, got \(input.typeName)"))
+            return
+        }
+        // The input becomes the child's context.data, under the same limit.
+        if let problem = dataSizeProblem(object) {
+            finish(id, .failed, error: error(at: id, problem))
             return
         }
         guard let key = context.findSequence(sub.sequenceName, sub.version) else {

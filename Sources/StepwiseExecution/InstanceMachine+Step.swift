@@ -316,16 +316,14 @@ extension InstanceMachine {
             deriveState()
             return nil
         }
-        // set: merge the params into context.data, then record them as the output.
-        if case .object(let values) = params {
-            var r = record
-            for (k, v) in values { r.data[k] = v }
-            record = r
-        }
+        // set: merge the params into context.data and record them as the output, all or
+        // nothing (a step that fails leaves the data as it was).
         var node = runtime[id]
         node.phase = .inFlight
         runtime[id] = node
-        handlerSucceeded(id, attempt: attempt, escalation: false, output: params)
+        var merged: JSONObject?
+        if case .object(let values) = params { merged = values }
+        handlerSucceeded(id, attempt: attempt, escalation: false, output: params, merging: merged)
         return nil
     }
 
@@ -355,7 +353,13 @@ extension InstanceMachine {
 
     // MARK: Results
 
-    mutating func handlerSucceeded(_ id: NodeID, attempt: Int, escalation: Bool, output: JSONValue) {
+    /// Records a successful attempt: the output, or the failure its size causes.
+    ///
+    /// - Parameter merging: members the built-in `set` merges into `context.data` with the
+    ///   output; they are undone with it when the write breaks the size limit.
+    mutating func handlerSucceeded(
+        _ id: NodeID, attempt: Int, escalation: Bool, output: JSONValue, merging: JSONObject? = nil
+    ) {
         guard isCurrent(id, attempt: attempt, escalation: escalation), let block = runtime.block(of: id),
             case .step(let step) = block.kind
         else { return }
@@ -388,10 +392,16 @@ extension InstanceMachine {
         // place on the runtime (a copy would cost a step time linear in the data's size) and
         // the data change is undone when it breaks the size limit.
         let key = block.id.rawValue
+        var replaced: [(String, JSONValue?)] = []
+        for (member, value) in merging ?? [:] {
+            replaced.append((member, runtime.record.data[member]))
+            _ = runtime.setDataMember(member, to: value)
+        }
         let previous = runtime.record.data[key]
         let size = runtime.setDataMember(key, to: output)
         if size > PayloadLimits.maxDataBytes {
             _ = runtime.setDataMember(key, to: previous)
+            for (member, value) in replaced.reversed() { _ = runtime.setDataMember(member, to: value) }
             logStepFailure(id, step: key, attempt: attempt, message: Self.dataSizeMessage(size), code: nil)
             finish(id, .failed, error: error(at: id, Self.dataSizeMessage(size)))
             drain()

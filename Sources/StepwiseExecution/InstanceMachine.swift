@@ -413,23 +413,29 @@ struct InstanceMachine {
     }
 
     /// The data a node sees: the instance's, with the item and index of every enclosing
-    /// concurrent for_each iteration laid over it.
+    /// concurrent for_each iteration laid over it, and of every for_each nested inside one
+    /// (which binds there rather than in the data the other iterations share).
     func scopeData(for id: NodeID, dataOverride: JSONObject? = nil) -> JSONObject {
         var data = dataOverride ?? record.data
         var current = runtime[id]
-        var overlays: [(String, JSONValue)] = []
+        // Innermost first; each with whether it runs its iterations concurrently.
+        var bindings: [(concurrent: Bool, members: [(String, JSONValue)])] = []
         while let parentID = current.parent {
             let parent = runtime[parentID]
-            if let block = runtime.block(of: parentID), case .forEach(let f) = block.kind, f.maxConcurrency > 1,
+            if let block = runtime.block(of: parentID), case .forEach(let f) = block.kind,
                 let items = parent.progress.items, current.iteration < items.count
             {
-                if let indexVar = f.indexVariable { overlays.append((indexVar, .integer(Int64(current.iteration)))) }
-                overlays.append((f.itemVariable, items[current.iteration]))
+                var members = [(f.itemVariable, items[current.iteration])]
+                if let indexVar = f.indexVariable { members.append((indexVar, .integer(Int64(current.iteration)))) }
+                bindings.append((f.maxConcurrency > 1, members))
             }
             current = parent
         }
-        // Inner overlays win: apply outermost first.
-        for (key, value) in overlays.reversed() { data[key] = value }
+        guard let outermostConcurrent = bindings.lastIndex(where: \.concurrent) else { return data }
+        // Inner bindings win: apply the outermost first.
+        for binding in bindings[...outermostConcurrent].reversed() {
+            for (key, value) in binding.members { data[key] = value }
+        }
         return data
     }
 

@@ -391,7 +391,7 @@ public actor StepwiseEngine {
     ///
     /// - Returns: the instance id.
     /// - Throws: ``StepwiseError`` `notFound` (no such sequence), `invalidInput` (input not an
-    ///   object), `resourceLimit`, `unregisteredHandler`, `conflict` (the supplied id exists),
+    ///   object, or over the 4 MiB limit of `context.data`), `resourceLimit`, `unregisteredHandler`, `conflict` (the supplied id exists),
     ///   `storage`, `shutdown`.
     public func start(
         _ sequenceName: String, input: JSONValue = .object(JSONObject()), dedupKey: String? = nil,
@@ -420,6 +420,13 @@ public actor StepwiseEngine {
             }
         case .null: data = JSONObject()
         default: throw StepwiseError(.invalidInput, "input must be a JSON object, got \(input.typeName)")
+        }
+        // The input becomes context.data: refused here rather than failing the first write.
+        if JSONWriter.byteCount(.object(data), limit: PayloadLimits.maxDataBytes) == nil {
+            let size = JSONWriter.byteCount(.object(data)) ?? 0
+            throw StepwiseError(
+                .invalidInput, "input is \(size) bytes, more than the limit of \(PayloadLimits.maxDataBytes) for context.data",
+                context: ["limit": .integer(Int64(PayloadLimits.maxDataBytes))])
         }
         guard let sequenceKey = resolveSequence(sequenceName, version: options.version) else {
             throw sequenceNotFound(sequenceName)

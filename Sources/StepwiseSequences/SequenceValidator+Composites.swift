@@ -118,7 +118,7 @@ extension SequenceValidator {
     mutating func loop(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> LoopBlock? {
         checkFields(
             object, at: pointer,
-            known: FieldKeys.loopFields)
+            known: FieldKeys.loopFields, ignored: FieldKeys.ignoredIterationFields)
         let before = problems.count
         var expression: Expression?
         if let text = string(object, "condition", at: pointer, required: true) {
@@ -161,7 +161,7 @@ extension SequenceValidator {
     mutating func forEach(_ object: JSONObject, at pointer: JSONPointer, depth: Int) -> ForEachBlock? {
         checkFields(
             object, at: pointer,
-            known: FieldKeys.forEachFields)
+            known: FieldKeys.forEachFields, ignored: FieldKeys.ignoredIterationFields)
         let before = problems.count
         var collection: ForEachBlock.Collection?
         let text = string(object, "collection", at: pointer, required: true)
@@ -223,11 +223,13 @@ extension SequenceValidator {
             }
         }
         var path = Substring(trimmed)
-        for prefix in ["context.data.", "data."] where path.hasPrefix(prefix) {
+        // One prefix is stripped: what follows is a key path, so `data.data` is the key `data`.
+        // `context.data` alone is the whole object (no key path could mean anything else).
+        if path == "context.data" {
+            path = ""
+        } else if let prefix = ["context.data.", "data."].first(where: { path.hasPrefix($0) }) {
             path = path.dropFirst(prefix.count)
-            break
         }
-        if path == "context.data" || path == "data" { path = "" }
         let segments = path.isEmpty ? [] : path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if segments.contains(where: \.isEmpty) {
             error(p, .invalidForEach, "collection path '\(text)' has an empty segment")

@@ -7,11 +7,12 @@ extension SequenceValidator {
     static let raceFields: Set<String> = commonBlockFields.union(["branches", "semantics"])
     static let loopFields: Set<String> = commonBlockFields.union([
                 "condition", "body", "max_iterations", "break_on", "continue_on_error", "poll_interval",
-                "retain_iterations",
             ])
     static let forEachFields: Set<String> = commonBlockFields.union([
-                "collection", "item_var", "index_var", "body", "max_iterations", "max_concurrency", "retain_iterations",
+                "collection", "item_var", "index_var", "body", "max_iterations", "max_concurrency",
             ])
+    /// orch8's iteration-history bound (loop, for_each): accepted and ignored (SEMANTICS §1.5).
+    static let ignoredIterationFields: Set<String> = ["retain_iterations"]
     static let tryCatchFields: Set<String> = commonBlockFields.union(["try_block", "catch_block", "finally_block"])
     static let subSequenceFields: Set<String> = commonBlockFields.union(["sequence_name", "version", "input"])
     static let abSplitFields: Set<String> = commonBlockFields.union(["variants"])
@@ -35,6 +36,7 @@ enum FieldKeys {
     static let envelopeFields = JSONKeySet(SequenceValidator.envelopeFields)
     static let forEachFields = JSONKeySet(SequenceValidator.forEachFields)
     static let ignoredEnvelopeFields = JSONKeySet(SequenceValidator.ignoredEnvelopeFields)
+    static let ignoredIterationFields = JSONKeySet(SequenceValidator.ignoredIterationFields)
     static let ignoredStepFields = JSONKeySet(SequenceValidator.ignoredStepFields)
     static let loopFields = JSONKeySet(SequenceValidator.loopFields)
     static let parallelFields = JSONKeySet(SequenceValidator.parallelFields)

@@ -96,6 +96,100 @@ import Testing
         let size = try #require(JSONWriter.byteCount(.object(data)))
         #expect(message.contains("context.data would be \(size) bytes"), "\(message)")
     }
+
+    /// Input whose data is `slack` bytes short of the limit: four bulky members and padding.
+    static func nearlyFull(slack: Int) throws -> JSONObject {
+        var input: JSONObject = ["a": bulky(1), "b": bulky(2), "c": bulky(3), "d": bulky(4), "pad": ""]
+        let size = try #require(JSONWriter.byteCount(.object(input)))
+        input["pad"] = .string(String(repeating: "p", count: limit - size - slack))
+        #expect(JSONWriter.byteCount(.object(input)) == limit - slack)
+        return input
+    }
+
+    /// Runs `blocks` (with a `big` handler, a failing `boom` one and a `mark` one that counts)
+    /// on `input`; returns the snapshot and the `mark` calls.
+    func runMarked(_ blocks: String, input: JSONObject, extra: [String] = []) async throws -> (InstanceSnapshot, Int) {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let engine = try StepwiseEngine(databasePath: database.path)
+        let marks = CallCounter()
+        await engine.registerHandler("mark") { _ in _ = marks.next(); return .null }
+        await engine.registerHandler("boom") { _ in throw StepError.permanent("boom") }
+        for document in extra { _ = try await engine.loadSequence(json: Array(document.utf8)) }
+        _ = try await engine.loadSequence(json: Array(#"{"name": "limits", "version": 1, "blocks": [\#(blocks)]}"#.utf8))
+        let id = try await engine.start("limits", input: .object(input))
+        await engine.resume()
+        #expect(await eventually { (try? await engine.instance(id).state.isTerminal) == true })
+        let snapshot = try await engine.instance(id)
+        await engine.shutdown()
+        return (snapshot, marks.next() - 1)
+    }
+
+    /// SEMANTICS §1.7: a sequential for_each's binding is a write to context.data; past the
+    /// limit it fails the for_each (catchably) before its body runs, and the binding is gone.
+    @Test func aForEachBindingPastTheLimitFailsTheForEach() async throws {
+        var input = try Self.nearlyFull(slack: 400)
+        input["xs"] = .array([.string(String(repeating: "x", count: 200))])
+        let (snapshot, marks) = try await runMarked(
+            #"{"type": "try_catch", "id": "tc", "try_block": [{"type": "for_each", "id": "fe", "collection": "xs", "body": [{"type": "step", "id": "body", "handler": "mark"}]}], "catch_block": [{"type": "step", "id": "caught", "handler": "boom"}]}"#,
+            input: input)
+        #expect(marks == 0, "the body never ran")
+        #expect(snapshot.state == .failed)
+        #expect(snapshot.data["item"] == nil)
+        #expect(snapshot.outputs["caught"] == nil, "catch ran and failed")
+        #expect(snapshot.error?.message.contains("boom") == true, "\(snapshot.error?.message ?? "")")
+    }
+
+    /// SEMANTICS §1.7: writing `_error` for a catch phase is a write too: past the limit it
+    /// fails the try_catch, whose catch never runs.
+    @Test func anErrorObjectPastTheLimitFailsTheTryCatch() async throws {
+        let (snapshot, marks) = try await runMarked(
+            #"{"type": "try_catch", "id": "tc", "try_block": [{"type": "step", "id": "s", "handler": "boom"}], "catch_block": [{"type": "step", "id": "caught", "handler": "mark"}]}"#,
+            input: try Self.nearlyFull(slack: 50))
+        #expect(marks == 0, "the catch never ran")
+        #expect(snapshot.state == .failed)
+        #expect(snapshot.data["_error"] == nil)
+        #expect(snapshot.error?.message.contains("context.data would be") == true, "\(snapshot.error?.message ?? "")")
+    }
+
+    /// A sub_sequence's input becomes its child's context.data, under the same limit: past it
+    /// the sub_sequence fails and no child runs.
+    @Test func aChildInputPastTheLimitFailsTheSubSequence() async throws {
+        let child = #"{"name": "child", "version": 1, "blocks": [{"type": "step", "id": "k", "handler": "mark"}]}"#
+        let input: JSONObject = ["a": Self.bulky(1), "b": Self.bulky(2), "c": Self.bulky(3)]
+        let (snapshot, marks) = try await runMarked(
+            #"{"type": "sub_sequence", "id": "sub", "sequence_name": "child", "input": {"p": "{{ data.a }}", "q": "{{ data.b }}", "r": "{{ data.c }}", "s": "{{ data.a }}", "t": "{{ data.b }}"}}"#,
+            input: input, extra: [child])
+        #expect(marks == 0, "no child step ran")
+        #expect(snapshot.state == .failed)
+        #expect(snapshot.error?.message.contains("context.data would be") == true, "\(snapshot.error?.message ?? "")")
+    }
+
+    /// The built-in `set` merges all or nothing: a merge whose write passes the limit leaves
+    /// none of its members behind.
+    @Test func aSetPastTheLimitMergesNothing() async throws {
+        let (snapshot, _) = try await runMarked(
+            #"{"type": "try_catch", "id": "tc", "try_block": [{"type": "step", "id": "setter", "handler": "set", "params": {"k": "0123456789"}}], "catch_block": []}"#,
+            input: try Self.nearlyFull(slack: 30))
+        #expect(snapshot.state == .completed)
+        #expect(snapshot.data["k"] == nil && snapshot.data["setter"] == nil, "\(snapshot.data.keys)")
+    }
+
+    /// An input past the limit is refused by `start` itself: no instance is created.
+    @Test func anInputPastTheLimitIsRefusedAtStart() async throws {
+        let database = TemporaryDatabase()
+        defer { database.cleanup() }
+        let engine = try StepwiseEngine(databasePath: database.path)
+        await engine.registerHandler("mark") { _ in .null }
+        _ = try await engine.loadSequence(json: Array(#"{"name": "limits", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "mark"}]}"#.utf8))
+        var input = try Self.nearlyFull(slack: 0)
+        input["pad"] = .string((input["pad"]?.stringValue ?? "") + "!")
+        let refused = await #expect(throws: StepwiseError.self) { try await engine.start("limits", input: .object(input)) }
+        #expect(refused?.code == .invalidInput)
+        #expect(refused?.message.contains("input is \(Self.limit + 1) bytes, more than the limit of \(Self.limit)") == true)
+        #expect(try await engine.activeInstances().isEmpty)
+        await engine.shutdown()
+    }
 }
 
 /// Numbers handler calls from 1.

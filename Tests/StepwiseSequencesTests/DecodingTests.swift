@@ -109,6 +109,16 @@ struct DecodingTests {
         #expect(warnings == ["/blocks/0/queue_name ignored_field", "/blocks/0/colour unknown_field", "/sla ignored_field", "/extra unknown_field"])
     }
 
+    /// SEMANTICS §1.5: `retain_iterations` (loop, for_each) is accepted and ignored, and §1.6
+    /// warns of ignored fields.
+    @Test func retainIterationsIsAnIgnoredFieldOnLoopsAndForEaches() throws {
+        let result = load(document(
+            #"{"type": "loop", "id": "l", "condition": "false", "retain_iterations": 3, "body": [\#(step("a"))]}, {"type": "for_each", "id": "f", "collection": "xs", "retain_iterations": 3, "body": [\#(step("b"))]}"#))
+        #expect(result.isValid)
+        let warnings = result.warnings.map { "\($0.pointer) \($0.code)" }
+        #expect(warnings == ["/blocks/0/retain_iterations ignored_field", "/blocks/1/retain_iterations ignored_field"])
+    }
+
     @Test func suspiciousCollectionPathAndZeroWeightWarn() {
         let result = load(document(#"{"type": "for_each", "id": "f", "collection": "outputs.fetch.items", "body": [\#(step("a"))]}, {"type": "a_b_split", "id": "x", "variants": [{"name": "a", "weight": 0, "blocks": []}, {"name": "b", "weight": 1, "blocks": []}]}"#))
         #expect(result.isValid)
