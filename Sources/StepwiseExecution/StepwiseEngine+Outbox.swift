@@ -140,22 +140,43 @@ extension StepwiseEngine {
             for node in runtime.allNodes where node.id != .root && isMainTree(node, in: runtime) && isLatest(node) {
                 latestByBlock[node.blockIndex] = node
             }
-            func visit(_ list: [Int]) {
+            // A block with no node never started. §2.2: once the instance has ended it reads
+            // `skipped` (completed) or `cancelled` (failed, cancelled); before that `pending`,
+            // unless nothing can start it any more (`inherited`).
+            let ended: String?
+            switch record.state {
+            case .completed: ended = NodeState.skipped.rawValue
+            case .failed, .cancelled: ended = NodeState.cancelled.rawValue
+            default: ended = nil
+            }
+            func visit(_ list: [Int], inherited: String?) {
                 for index in list {
                     let block = runtime.program.blocks[index]
                     let node = latestByBlock[index]
                     var entry: JSONObject = [
                         "block_id": .string(block.id.rawValue), "block_type": .string(Self.orch8TreeName(block.type)),
-                        "state": .string(node?.state.rawValue ?? "pending"),
+                        "state": .string(node?.state.rawValue ?? inherited ?? ended ?? NodeState.pending.rawValue),
                     ]
                     if case .step(let s) = block.kind { entry["handler"] = .string(s.handler) }
                     entry["started_at"] = node?.startedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
                     entry["completed_at"] = node?.finishedAt.map { .string(Timestamp.rfc3339($0)) } ?? .null
                     steps.append(.object(entry))
-                    for child in runtime.program.childLists[index] { visit(child) }
+                    for (list, child) in runtime.program.childLists[index].enumerated() {
+                        var skipped = inherited
+                        if let node {
+                            switch block.kind {
+                            // §2.8: the routes and variants not chosen are skipped.
+                            case .router, .abSplit: if node.progress.chosenList != list { skipped = NodeState.skipped.rawValue }
+                            default: break
+                            }
+                            // Under a block that completed, nothing else starts.
+                            if node.state == .completed || node.state == .skipped { skipped = NodeState.skipped.rawValue }
+                        }
+                        visit(child, inherited: skipped)
+                    }
                 }
             }
-            visit(runtime.program.rootLists[SequenceProgram.mainList])
+            visit(runtime.program.rootLists[SequenceProgram.mainList], inherited: nil)
             if let currentStep, let block = runtime.program.blocks.first(where: { $0.id.rawValue == currentStep }),
                 case .step(let s) = block.kind
             {
