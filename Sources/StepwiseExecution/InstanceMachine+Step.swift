@@ -589,7 +589,9 @@ extension InstanceMachine {
         let value = object["value"] ?? payload
         if let choices = step.waitForInput?.choices {
             let allowed = choices.map(\.value)
-            guard case .string(let s) = value, allowed.contains(s) else {
+            // Byte for byte, as routers compare strings: a canonically equivalent spelling
+            // (é composed vs decomposed) is another value, which a route would not match.
+            guard case .string(let s) = value, allowed.contains(where: { $0.utf8.elementsEqual(s.utf8) }) else {
                 let shown: String = {
                     if case .string(let s) = value { return s }
                     return JSONWriter.string(value)
@@ -627,7 +629,7 @@ extension InstanceMachine {
     /// Open waits of `stepID`, oldest first: by the time each opened, then in tree order.
     func openWaits(of stepID: String) -> [Node] {
         runtime.activeNodes
-            .filter { node in node.phase == .awaitingInput && runtime.block(of: node.id)?.id.rawValue == stepID }
+            .filter { node in node.phase == .awaitingInput && runtime.block(of: node.id)?.id.rawValue.utf8.elementsEqual(stepID.utf8) == true }
             .map { (opened: $0.progress.waitOpenedAt ?? $0.progress.attemptStartedAt ?? 0, order: runtime.treeOrderKey(of: $0.id), node: $0) }
             .sorted { ($0.opened, $0.order) < ($1.opened, $1.order) }
             .map(\.node)
@@ -637,11 +639,11 @@ extension InstanceMachine {
     /// naming the state of the step's latest node (`pending` when it never ran), whether the
     /// instance is running or finished (`context["instance_state"]` tells which).
     static func stepNotWaiting(_ stepID: String, of runtime: InstanceRuntime) -> StepwiseError {
-        let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue == stepID }
+        let latest = runtime.allNodes.last { runtime.block(of: $0.id)?.id.rawValue.utf8.elementsEqual(stepID.utf8) == true }
         let state = latest?.state.rawValue ?? "pending"
         // A step id the sequence does not have is said so, not shown as a step yet to run.
         let known = runtime.program.blocks.contains { block in
-            if case .step = block.kind { return block.id.rawValue == stepID }
+            if case .step = block.kind { return block.id.rawValue.utf8.elementsEqual(stepID.utf8) }
             return false
         }
         let why = known || latest != nil ? "state: \(state)" : "\(runtime.program.key.name) v\(runtime.program.key.version) has no step '\(stepID)'"

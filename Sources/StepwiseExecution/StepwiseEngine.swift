@@ -506,7 +506,7 @@ public actor StepwiseEngine {
     }
 
     func liveHolder(ofDedupKey key: String) throws(StepwiseError) -> InstanceID? {
-        if let holder = live.values.first(where: { $0.record.dedupKey == key && !$0.record.state.isTerminal }) {
+        if let holder = live.values.first(where: { $0.record.dedupKey?.utf8.elementsEqual(key.utf8) == true && !$0.record.state.isTerminal }) {
             return holder.id
         }
         return try store.instanceHolding(dedupKey: key)

@@ -237,7 +237,8 @@ extension SequenceValidator {
         }
         var result: [WaitForInput.Choice] = []
         result.reserveCapacity(list.count)
-        var seen: [String: Int] = [:]
+        // By UTF-8 bytes, as answers are matched (see InstanceMachine.acceptInput).
+        var seen: [[UInt8]: Int] = [:]
         seen.reserveCapacity(list.count)
         for (i, element) in list.enumerated() {
             let ep = p.appending(i)
@@ -252,11 +253,11 @@ extension SequenceValidator {
                 error(ep.appending("value"), .invalidChoices, "choice value must be a non-empty string, got \(got)")
                 continue
             }
-            if let first = seen[v] {
+            if let first = seen[Array(v.utf8)] {
                 error(ep.appending("value"), .invalidChoices, "duplicate choice value '\(v)', first at \(p.appending(first))")
                 continue
             }
-            seen[v] = i
+            seen[Array(v.utf8)] = i
             result.append(WaitForInput.Choice(label: label, value: v))
         }
         return result

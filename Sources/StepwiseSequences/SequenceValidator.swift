@@ -12,7 +12,9 @@ struct SequenceValidator {
     private(set) var warnings: [Problem] = []
     private var blockCount = 0
     private var firstExcessBlock: JSONPointer?
-    private var idSpace: [String: JSONPointer] = [:]
+    /// Block ids seen, by their UTF-8 bytes: distinct JSON strings are distinct ids, even
+    /// canonically equivalent ones (which Swift's `String ==` takes as equal).
+    private var idSpace: [[UInt8]: JSONPointer] = [:]
     private var handlerNames: Set<String> = []
 
     init(limits: SequenceLimits) { self.limits = limits }
@@ -167,10 +169,10 @@ struct SequenceValidator {
             let idPointer = pointer.appending("id")
             if text.isEmpty {
                 error(idPointer, .emptyID, "block id is empty")
-            } else if let first = idSpace[text] {
+            } else if let first = idSpace[Array(text.utf8)] {
                 error(idPointer, .duplicateID, "duplicate block id '\(text)', first at \(first)")
             } else {
-                idSpace[text] = pointer
+                idSpace[Array(text.utf8)] = pointer
                 id = BlockID(text)
             }
         }

@@ -119,6 +119,15 @@ struct DecodingTests {
         #expect(warnings == ["/blocks/0/retain_iterations ignored_field", "/blocks/1/retain_iterations ignored_field"])
     }
 
+    /// Distinct JSON strings are distinct ids and choice values, even canonically equivalent
+    /// ones (é composed and decomposed), which Swift's `String ==` takes as equal.
+    @Test func canonicallyEquivalentIdsAndChoicesAreDistinct() throws {
+        let composed = "\u{E9}", decomposed = "e\u{301}"
+        let result = load(document(
+            #"{"type": "step", "id": "\#(composed)", "handler": "h", "wait_for_input": {"choices": [{"value": "\#(composed)"}, {"value": "\#(decomposed)"}]}}, {"type": "step", "id": "\#(decomposed)", "handler": "h"}"#))
+        #expect(result.isValid, "\(result.problems)")
+    }
+
     @Test func suspiciousCollectionPathAndZeroWeightWarn() {
         let result = load(document(#"{"type": "for_each", "id": "f", "collection": "outputs.fetch.items", "body": [\#(step("a"))]}, {"type": "a_b_split", "id": "x", "variants": [{"name": "a", "weight": 0, "blocks": []}, {"name": "b", "weight": 1, "blocks": []}]}"#))
         #expect(result.isValid)
