@@ -16,20 +16,51 @@ final class ComparisonNode: ExpressionNode, @unchecked Sendable {
         try budget.charge(1)
         let a = try lhs.evaluate(scope, &budget)
         let b = try rhs.evaluate(scope, &budget)
-        return .bool(Self.apply(op, a, b))
+        return .bool(try Self.apply(op, a, b, &budget))
     }
 
-    static func apply(_ op: ExpressionSyntax.ComparisonOperator, _ a: JSONValue, _ b: JSONValue) -> Bool {
+    static func apply(
+        _ op: ExpressionSyntax.ComparisonOperator, _ a: JSONValue, _ b: JSONValue, _ budget: inout CostBudget
+    ) throws(EvaluationFailure) -> Bool {
         switch op {
-        case .equal: return a == b
-        case .notEqual: return a != b
+        case .equal: return try Self.equal(a, b, &budget)
+        case .notEqual: return try !Self.equal(a, b, &budget)
         case .less: return ValueSemantics.compare(a, b, .less)
         case .lessOrEqual: return ValueSemantics.compare(a, b, .lessOrEqual)
         case .greater: return ValueSemantics.compare(a, b, .greater)
         case .greaterOrEqual: return ValueSemantics.compare(a, b, .greaterOrEqual)
         case .isIn:
             guard case .array(let elements) = b else { return false }
-            return elements.contains(a)
+            for element in elements {
+                try budget.charge(1)
+                if try Self.equal(a, element, &budget) { return true }
+            }
+            return false
+        }
+    }
+
+    /// `JSONValue ==`, charging one unit per array element and object member compared: two
+    /// operators over arrays of a million elements each would otherwise cost one unit apiece
+    /// and hold the engine for seconds (the budget's job is to bound that). Scalars cost
+    /// nothing more than their node.
+    static func equal(_ a: JSONValue, _ b: JSONValue, _ budget: inout CostBudget) throws(EvaluationFailure) -> Bool {
+        switch (a, b) {
+        case (.array(let x), .array(let y)):
+            guard x.count == y.count else { return false }
+            try budget.charge(x.count)
+            for i in x.indices {
+                guard try equal(x[i], y[i], &budget) else { return false }
+            }
+            return true
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            try budget.charge(x.count)
+            for (key, value) in x {
+                guard let other = y[key], try equal(value, other, &budget) else { return false }
+            }
+            return true
+        default:
+            return a == b
         }
     }
 }
@@ -50,7 +81,7 @@ final class EqualsLiteralNode: ExpressionNode, @unchecked Sendable {
         // The comparison and the literal operand.
         try budget.charge(2)
         let value = try operand.evaluate(scope, &budget)
-        return .bool((value == literal) != negated)
+        return .bool(try ComparisonNode.equal(value, literal, &budget) != negated)
     }
 }
 

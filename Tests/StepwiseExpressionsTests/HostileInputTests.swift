@@ -136,6 +136,21 @@ struct HostileInputTests {
         #expect(try evaluate(sixteen, data: data) == Self.costError)
     }
 
+    @Test("==, != and in are charged per element they compare, so big arrays cannot stall the engine")
+    func containerComparisonsAreCharged() throws {
+        let big = JSONValue.array((0..<300_000).map { .integer(Int64($0)) })
+        let data: JSONValue = ["a": big, "b": big, "o": ["k": big], "p": ["k": big]]
+        // 300,000 units each: three fit in the budget, four do not.
+        #expect(try evaluate("a == b && a == b && a == b", data: data) == .value(true))
+        #expect(try evaluate("a == b && a == b && a == b && a != b", data: data) == Self.costError)
+        // Members nested in objects are counted too; `in` counts the elements it tries.
+        #expect(try evaluate("o == p && o == p && o == p && o == p", data: data) == Self.costError)
+        #expect(try evaluate("299999 in a && 299999 in a && 299999 in a", data: data) == .value(true))
+        #expect(try evaluate("299999 in a && 299999 in a && 299999 in a && 299999 in a", data: data) == Self.costError)
+        // Different sizes are told apart without a charge.
+        #expect(try evaluate("a == [1, 2]", data: data) == .value(false))
+    }
+
     @Test("replace and split find overlapping-prefix separators")
     func replaceAndSplit() throws {
         let data: JSONValue = ["s": "aaaaa", "t": "abaabab", "u": "xxxxxxxxxy"]
