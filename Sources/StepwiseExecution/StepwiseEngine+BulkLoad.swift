@@ -13,16 +13,17 @@ extension StepwiseEngine {
     ///   stored when it throws.
     public func loadSequences(jsonArray bytes: [UInt8]) throws(StepwiseError) -> Int {
         try checkOpen()
+        let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
         let document: JSONValue
         do {
-            document = try JSONParser.parse(bytes)
+            // The array is one level more: each element may nest as deep as a document alone.
+            document = try JSONParser.parse(bytes, limits: .init(maxDepth: limits.maxJSONDepth + 1))
         } catch {
             throw StepwiseError(.invalidInput, "the sequences are not valid JSON: \(error)")
         }
         guard case .array(let elements) = document else {
             throw StepwiseError(.invalidInput, "expected a JSON array of sequences, got \(document.typeName)")
         }
-        let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
         // Each element is stored with its own bytes as written, as a document loaded alone is
         // (SEMANTICS §1.3): loading it again alone is then a no-op, and its SHA-256 is the file's.
         let spans = JSONSpans.value(in: bytes, from: 0).flatMap { JSONSpans.elements(in: bytes, of: $0) }

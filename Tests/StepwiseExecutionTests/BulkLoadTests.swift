@@ -21,6 +21,27 @@ struct BulkLoadTests {
         await engine.shutdown()
     }
 
+    /// The JSON depth limit (256) is a document's: an element as deep as the limit loads in an
+    /// array (one level more) as it does alone.
+    @Test func anElementAtTheDepthLimitLoadsInAnArray() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(), handlers: ["work": { _ in [:] }])
+        // Sequence object, blocks, step, params: 4 levels, then arrays to 256.
+        func document(_ name: String, depth: Int) -> String {
+            let nest = String(repeating: "[", count: depth - 4) + String(repeating: "]", count: depth - 4)
+            return #"{"name": "\#(name)", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work", "params": {"deep": \#(nest)}}]}"#
+        }
+        #expect(try await engine.validate(json: Array(document("alone", depth: 256).utf8)).isEmpty)
+        #expect(try await engine.loadSequences(jsonArray: Array("[\(document("deep", depth: 256))]".utf8)) == 1)
+        let tooDeep = await #expect(throws: StepwiseError.self) {
+            try await engine.loadSequences(jsonArray: Array("[\(document("deeper", depth: 257))]".utf8))
+        }
+        #expect(tooDeep?.code == .invalidInput)
+        #expect(await engine.loadedSequences().map(\.key.name) == ["deep"])
+        await engine.shutdown()
+    }
+
     @Test func eachElementIsStoredWithItsOwnBytesAsWritten() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
