@@ -11,4 +11,13 @@ public struct BlockID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }
     public static func < (lhs: BlockID, rhs: BlockID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Equal when the UTF-8 bytes are: distinct JSON strings are distinct ids, even canonically
+    /// equivalent ones (`é` composed and decomposed), which `String ==` takes as equal.
+    public static func == (lhs: BlockID, rhs: BlockID) -> Bool { lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8) }
+
+    /// Hashes the UTF-8 bytes, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+    }
 }
