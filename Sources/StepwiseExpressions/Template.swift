@@ -99,7 +99,9 @@ public struct Template: Sendable {
             }
             return nil
         }
-        func quotedClose(from k: Int) -> Int? {
+        /// The first `}}` outside quotes; when there is none, whether the text ended inside a
+        /// quote (one never closed, which then cannot hide a `}}`).
+        func quotedClose(from k: Int) -> (close: Int?, endsInQuote: Bool) {
             var k = k
             var quote: UInt8?
             while k < n {
@@ -109,15 +111,22 @@ public struct Template: Sendable {
                 } else if c == UInt8(ascii: "'") || c == UInt8(ascii: "\"") {
                     quote = c
                 } else if c == close && k + 1 < n && b[k + 1] == close {
-                    return k
+                    return (k, false)
                 }
                 k += 1
             }
-            return nil
+            return (nil, quote != nil)
+        }
+        func templateClose(from k: Int) -> Int? {
+            let quoted = quotedClose(from: k)
+            if let close = quoted.close { return close }
+            // §4.1: a `}}` inside a quoted argument does not close the template, which is then
+            // never closed; only an unbalanced quote falls back to the first `}}`.
+            return quoted.endsInQuote ? plainClose(from: k) : nil
         }
         while i < n {
             if b[i] == open && i + 1 < n && b[i + 1] == open {
-                guard let end = quotedClose(from: i + 2) ?? plainClose(from: i + 2) else {
+                guard let end = templateClose(from: i + 2) else {
                     unclosed = String(decoding: b[i...], as: UTF8.self)
                     literal.append(contentsOf: b[i...])
                     i = n
@@ -138,6 +147,17 @@ public struct Template: Sendable {
         var isWhole = false
         if pieces.count == 1, case .expression = pieces[0] { isWhole = true }
         return (pieces, isWhole, unclosed)
+    }
+
+    /// Whether `s` contains `{{`, which makes it a template (§4.1). Compared by bytes: a `{`
+    /// followed by a combining mark is one `Character`, so `String.contains("{{")` misses it.
+    public static func containsOpening(_ s: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in s.utf8 {
+            if byte == UInt8(ascii: "{") && previous == byte { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Whether the whole string is one `{{ … }}` (rendering keeps the value's JSON type).

@@ -5,7 +5,8 @@ import StepwiseJSON
 enum TemplateArgument: Sendable {
     case quoted(String)
     case integer(Int64)
-    case number(JSONValue)
+    /// A number that is not an `Int64` (a fraction, an exponent, digits past 2⁶³), with its text.
+    case number(JSONValue, written: String)
     case literal(JSONValue)
     case path(ValuePath, String)
     case invalid(String)
@@ -15,9 +16,9 @@ enum TemplateArgument: Sendable {
         switch self {
         case .quoted(let s): "'\(s)'"
         case .integer(let i): String(i)
-        // A refused `2.0` is shown as a fraction, not as the integer it equals.
-        case .number(.double(let d)) where d.isFinite && d.rounded(.towardZero) == d && d.magnitude < 1e16: "\(d)"
-        case .number(let v), .literal(let v): ValueSemantics.compactJSON(v)
+        // As written: a refused `2.0` or `1e20` is shown as the author wrote it.
+        case .number(_, let written): written
+        case .literal(let v): ValueSemantics.compactJSON(v)
         case .path(_, let t), .invalid(let t): t
         }
     }
@@ -27,7 +28,7 @@ enum TemplateArgument: Sendable {
         switch self {
         case .quoted(let s): .string(s)
         case .integer(let i): .integer(i)
-        case .number(let v), .literal(let v): v
+        case .number(let v, _), .literal(let v): v
         case .path, .invalid: nil
         }
     }

@@ -242,7 +242,7 @@ extension TemplateExpression {
                 switch v {
                 case .string(let s): arguments.append(.quoted(s))
                 case .integer(let i): arguments.append(.integer(i))
-                case .double: arguments.append(.number(v))
+                case .double: arguments.append(.number(v, written: t))
                 default: arguments.append(.literal(v))
                 }
             } else if let path = try knownPath(t) {

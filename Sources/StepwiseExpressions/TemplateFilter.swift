@@ -63,6 +63,8 @@ enum TemplateFilter: Sendable {
         func nonNegativeInteger(_ a: TemplateArgument, _ what: String) throws(TemplateError) -> Int {
             // Any non-negative integer: a length or a number of decimals past the value's own
             // only leaves it whole (§4.4 asks for integers, no upper bound).
+            // Digits past Int64 are an integer too, larger than any length or precision.
+            if case .number(_, let written) = a, written.utf8.allSatisfy(ValueSemantics.isDigit) { return Int.max }
             guard case .integer(let i) = a, i >= 0 else {
                 throw fail("\(name): \(what) must be a non-negative integer, got \(a.text)")
             }

@@ -60,7 +60,7 @@ public struct TemplatedValue: Sendable {
     ) -> Node {
         switch value {
         case .string(let s):
-            guard s.utf8.count >= 2, Self.hasOpening(s) else { return .constant(value) }
+            guard Template.containsOpening(s) else { return .constant(value) }
             let pointer = path.pointer
             let analysis = Template.analyze(s)
             for e in analysis.errors { problems.append(LocatedMessage(pointer: pointer, message: e.message)) }
@@ -93,18 +93,6 @@ public struct TemplatedValue: Sendable {
             return dynamic ? .object(members) : .constant(value)
         default:
             return .constant(value)
-        }
-    }
-
-    /// Whether `s` contains `{{`: a template (§4.1).
-    private static func hasOpening(_ s: String) -> Bool {
-        var s = s
-        return s.withUTF8 { bytes in
-            guard bytes.count >= 2 else { return false }
-            for i in 1..<bytes.count where bytes[i] == UInt8(ascii: "{") && bytes[i - 1] == UInt8(ascii: "{") {
-                return true
-            }
-            return false
         }
     }
 

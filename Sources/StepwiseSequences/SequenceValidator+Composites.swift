@@ -208,7 +208,7 @@ extension SequenceValidator {
             error(p, .invalidForEach, "collection is blank")
             return nil
         }
-        if text.contains("{{") {
+        if Template.containsOpening(text) {
             do {
                 let template = try Template.compile(text)
                 guard template.isWhole else {
@@ -286,7 +286,7 @@ extension SequenceValidator {
         let ip = pointer.appending("input")
         switch rawInput {
         case .object: break
-        case .string(let s) where s.contains("{{"): break
+        case .string(let s) where Template.containsOpening(s): break
         default:
             // The node fails when it runs (§2.8: "must be an object, else the node fails"); the
             // author hears of it now.

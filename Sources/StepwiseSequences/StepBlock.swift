@@ -115,7 +115,11 @@ public struct RetryPolicy: Sendable {
         let raw = Double(initialBackoffMilliseconds) * pow2(backoffMultiplier, k - 1)
         let capped = min(raw, Double(maxBackoffMilliseconds))
         guard capped.isFinite, capped >= 0 else { return maxBackoffMilliseconds }
-        return Int64(capped)
+        // Binary floating point misses decimal products by an ulp (1000 × 1.4² is
+        // 1959.9999999999998): a product within a billionth of a whole millisecond is that
+        // millisecond; others are truncated.
+        let nearest = capped.rounded()
+        return Int64(Swift.abs(capped - nearest) <= Swift.max(1, capped) * 1e-9 ? nearest : capped.rounded(.down))
     }
 
     /// `base` to the power `exponent` by squaring: a step retried millions of times

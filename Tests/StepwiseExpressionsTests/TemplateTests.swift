@@ -76,6 +76,20 @@ struct TemplateTests {
         #expect(unclosed.warnings.count == 1)
         #expect(unclosed.warnings[0].contains("unclosed"))
         #expect(try Template.compile("{{ data.x | 'quoted' | data.y | 5 }}").warnings.isEmpty)
+        // §4.1: a `}}` inside a quoted argument does not close the template, which is then
+        // never closed: literal text with a warning, not a template error.
+        let quotedOnly = try Template.compile("{{ data.a | default('}}') ")
+        #expect(quotedOnly.warnings.count == 1 && quotedOnly.warnings[0].contains("unclosed"))
+        // An unbalanced quote hides nothing: the first `}}` closes.
+        let unbalanced = #expect(throws: TemplateError.self) { try Template.compile("{{ data.it's }} tail") }
+        #expect(unbalanced?.message.contains("got 'data.it's'") == true, "\(String(describing: unbalanced))")
+    }
+
+    @Test("a { followed by a combining mark still opens a template")
+    func combiningMarkAfterBraces() {
+        #expect(Template.containsOpening("{{\u{301} data.x }}"))
+        #expect(Template.containsOpening("a{{"))
+        #expect(!Template.containsOpening("{ {"))
     }
 
     @Test("source keeps the text as written")

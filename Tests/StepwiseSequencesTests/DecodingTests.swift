@@ -54,6 +54,21 @@ struct DecodingTests {
         #expect((1...5).map { retry.backoffMilliseconds(beforeRetry: $0) } == [1000, 2000, 4000, 5000, 5000])
     }
 
+    /// §2.6's product in decimal, as an author computes it: 1000 × 1.4² is 1960, not the
+    /// 1959.9999999999998 of binary floating point; a fraction of a millisecond is truncated.
+    @Test func fractionalMultipliersGiveTheDecimalProduct() {
+        func backoffs(_ initial: Int64, _ multiplier: Double, _ count: Int) -> [Int64] {
+            let policy = RetryPolicy(
+                maxAttempts: count + 1, initialBackoffMilliseconds: initial, maxBackoffMilliseconds: 1 << 40,
+                backoffMultiplier: multiplier)
+            return (1...count).map { policy.backoffMilliseconds(beforeRetry: $0) }
+        }
+        #expect(backoffs(1000, 1.4, 3) == [1000, 1400, 1960])
+        #expect(backoffs(100, 1.15, 2) == [100, 115])
+        #expect(backoffs(100, 0.7, 3) == [100, 70, 49])
+        #expect(backoffs(100, 1.5, 4) == [100, 150, 225, 337])
+    }
+
     @Test func waitForInputChoicesDefaultLabels() throws {
         let block = try only(step("a", #""wait_for_input": {"choices": [{"value": "yes"}, {"label": "No!", "value": "no"}], "store_as": "d"}"#))
         guard case .step(let s) = block.kind, let wait = s.waitForInput else { Issue.record("no wait"); return }
