@@ -8,7 +8,10 @@ public struct DescribeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "describe",
         abstract: "Print the block tree of sequence documents: blocks, handlers, waits and conditions.",
-        discussion: "Exit status as for validate: 0 all valid, 1 any invalid, 2 unusable input."
+        discussion: """
+            A file holding a JSON array of documents (a bundle) is described element by element. Exit status as \
+            for validate: 0 all valid, 1 any invalid, 2 unusable input.
+            """
     )
 
     @Argument(help: "Sequence files or folders.")
@@ -35,22 +38,28 @@ public struct DescribeCommand: AsyncParsableCommand {
                 exitCode = 2
                 continue
             }
-            let result = SequenceLoader.load(bytes)
-            guard let sequence = result.sequence else {
-                // As `validate`: not JSON at all is unusable input (2), a broken sequence is 1.
-                let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
-                errors += "error: \(path) is invalid; run `stepwise validate \(path)` for the problems\n"
-                exitCode = max(exitCode, unusable ? 2 : 1)
-                continue
-            }
-            out += style.bold("\(sequence.name) v\(sequence.version)")
-            out += " (\(path): \(sequence.blockCount) block\(sequence.blockCount == 1 ? "" : "s"); handlers: \(sequence.handlerNames.joined(separator: ", ")))\n"
-            out += BlockTreeRenderer(style: style).render(sequence.blocks, prefix: "")
-            if let hooks = sequence.onFailure {
-                out += "on_failure\n" + BlockTreeRenderer(style: style).render(hooks, prefix: "")
-            }
-            if let hooks = sequence.onCancel {
-                out += "on_cancel\n" + BlockTreeRenderer(style: style).render(hooks, prefix: "")
+            // A bundle (a JSON array of documents) is described element by element.
+            let results: [(LoadResult, index: Int?)] =
+                SequenceLoader.loadBundle(bytes).flatMap { $0.isEmpty ? nil : $0.enumerated().map { ($1.result, $0) } }
+                ?? [(SequenceLoader.load(bytes), nil)]
+            for (result, index) in results {
+                let label = index.map { "\(path) [\($0)]" } ?? path
+                guard let sequence = result.sequence else {
+                    // As `validate`: not JSON at all is unusable input (2), a broken sequence is 1.
+                    let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
+                    errors += "error: \(label) is invalid; run `stepwise validate \(path)` for the problems\n"
+                    exitCode = max(exitCode, unusable ? 2 : 1)
+                    continue
+                }
+                out += style.bold("\(sequence.name) v\(sequence.version)")
+                out += " (\(label): \(sequence.blockCount) block\(sequence.blockCount == 1 ? "" : "s"); handlers: \(sequence.handlerNames.joined(separator: ", ")))\n"
+                out += BlockTreeRenderer(style: style).render(sequence.blocks, prefix: "")
+                if let hooks = sequence.onFailure {
+                    out += "on_failure\n" + BlockTreeRenderer(style: style).render(hooks, prefix: "")
+                }
+                if let hooks = sequence.onCancel {
+                    out += "on_cancel\n" + BlockTreeRenderer(style: style).render(hooks, prefix: "")
+                }
             }
         }
         return CommandOutput(standardOutput: out, standardError: errors, exitCode: exitCode)

@@ -11,8 +11,9 @@ public struct ValidateCommand: AsyncParsableCommand {
         commandName: "validate",
         abstract: "Validate sequence documents; list every problem with its JSON pointer.",
         discussion: """
-            Folders are searched recursively for *.json files. Exit status: 0 all valid, 1 any invalid, \
-            2 unusable input (missing, unreadable or not JSON).
+            Folders are searched recursively for *.json files. A file holding a JSON array of documents \
+            (a bundle, as orch8's sequences.json) is checked element by element. Exit status: 0 all valid, \
+            1 any invalid, 2 unusable input (missing, unreadable or not JSON).
             """
     )
 
@@ -53,39 +54,47 @@ public struct ValidateCommand: AsyncParsableCommand {
                 reports.append(["path": .string(path), "status": "unusable", "error": .string(error.description)])
                 continue
             }
-            let result = SequenceLoader.load(bytes)
-            let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
-            if result.isValid {
-                validCount += 1
-            } else {
-                invalidCount += 1
-                exitCode = max(exitCode, unusable ? 2 : 1)
-            }
-            if json {
-                var report: JSONObject = [
-                    "path": .string(path),
-                    "status": .string(result.isValid ? "valid" : (unusable ? "unusable" : "invalid")),
-                    "problems": .array(result.problems.map(\.jsonValue)),
-                    "warnings": .array(result.warnings.map(\.jsonValue)),
-                ]
-                if let s = result.sequence {
-                    report["name"] = .string(s.name)
-                    report["version"] = .integer(Int64(s.version))
-                    report["blocks"] = .integer(Int64(s.blockCount))
-                    report["handlers"] = .array(s.handlerNames.map(JSONValue.string))
+            // A bundle (a JSON array of documents, orch8's `sequences.json`) is checked element
+            // by element, each reported on its own; an empty array is a document of the wrong type.
+            let results: [(LoadResult, index: Int?)] =
+                SequenceLoader.loadBundle(bytes).flatMap { $0.isEmpty ? nil : $0.enumerated().map { ($1.result, $0) } }
+                ?? [(SequenceLoader.load(bytes), nil)]
+            for (result, index) in results {
+                let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
+                if result.isValid {
+                    validCount += 1
+                } else {
+                    invalidCount += 1
+                    exitCode = max(exitCode, unusable ? 2 : 1)
                 }
-                reports.append(.object(report))
-                continue
+                if json {
+                    var report: JSONObject = [
+                        "path": .string(path),
+                        "status": .string(result.isValid ? "valid" : (unusable ? "unusable" : "invalid")),
+                        "problems": .array(result.problems.map(\.jsonValue)),
+                        "warnings": .array(result.warnings.map(\.jsonValue)),
+                    ]
+                    if let index { report["index"] = .integer(Int64(index)) }
+                    if let s = result.sequence {
+                        report["name"] = .string(s.name)
+                        report["version"] = .integer(Int64(s.version))
+                        report["blocks"] = .integer(Int64(s.blockCount))
+                        report["handlers"] = .array(s.handlerNames.map(JSONValue.string))
+                    }
+                    reports.append(.object(report))
+                    continue
+                }
+                let label = index.map { "\(path) [\($0)]" } ?? path
+                if let s = result.sequence {
+                    text += "\(label): \(style.green("valid")) (\(s.name) v\(s.version), \(s.blockCount) blocks, "
+                        + "handlers: \(s.handlerNames.joined(separator: ", ")))\n"
+                } else {
+                    let n = result.problems.count
+                    text += "\(label): \(style.red(unusable ? "unusable" : "invalid")) (\(n) problem\(n == 1 ? "" : "s"))\n"
+                    for p in result.problems { text += "  \(p)\n" }
+                }
+                for w in result.warnings { text += "  \(style.yellow("warning")) \(w)\n" }
             }
-            if let s = result.sequence {
-                text += "\(path): \(style.green("valid")) (\(s.name) v\(s.version), \(s.blockCount) blocks, "
-                    + "handlers: \(s.handlerNames.joined(separator: ", ")))\n"
-            } else {
-                let n = result.problems.count
-                text += "\(path): \(style.red(unusable ? "unusable" : "invalid")) (\(n) problem\(n == 1 ? "" : "s"))\n"
-                for p in result.problems { text += "  \(p)\n" }
-            }
-            for w in result.warnings { text += "  \(style.yellow("warning")) \(w)\n" }
         }
         if json {
             let summary: JSONValue = [
@@ -96,7 +105,7 @@ public struct ValidateCommand: AsyncParsableCommand {
                 standardOutput: JSONWriter.string(summary, options: .prettyPrinted) + "\n", standardError: errors,
                 exitCode: exitCode)
         }
-        if files.count > 1 { text += "\(validCount) valid, \(invalidCount) invalid\n" }
+        if files.count > 1 || validCount + invalidCount > 1 { text += "\(validCount) valid, \(invalidCount) invalid\n" }
         return CommandOutput(standardOutput: text, standardError: errors, exitCode: exitCode)
     }
 }

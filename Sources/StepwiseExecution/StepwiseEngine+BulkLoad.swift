@@ -14,34 +14,22 @@ extension StepwiseEngine {
     public func loadSequences(jsonArray bytes: [UInt8]) throws(StepwiseError) -> Int {
         try checkOpen()
         let limits = SequenceLimits(maxDocumentBytes: Int(clamping: configuration.maxSequenceSizeBytes))
-        let document: JSONValue
-        do {
-            // The array is one level more: each element may nest as deep as a document alone.
-            document = try JSONParser.parse(bytes, limits: .init(maxDepth: limits.maxJSONDepth + 1))
-        } catch {
-            throw StepwiseError(.invalidInput, "the sequences are not valid JSON: \(error)")
-        }
-        guard case .array(let elements) = document else {
-            throw StepwiseError(.invalidInput, "expected a JSON array of sequences, got \(document.typeName)")
-        }
         // Each element is stored with its own bytes as written, as a document loaded alone is
         // (SEMANTICS §1.3): loading it again alone is then a no-op, and its SHA-256 is the file's.
-        let spans = JSONSpans.value(in: bytes, from: 0).flatMap { JSONSpans.elements(in: bytes, of: $0) }
+        guard let elements = SequenceLoader.loadBundle(bytes, limits: limits) else {
+            let document: JSONValue
+            do {
+                document = try JSONParser.parse(bytes, limits: .init(maxDepth: limits.maxJSONDepth + 1))
+            } catch {
+                throw StepwiseError(.invalidInput, "the sequences are not valid JSON: \(error)")
+            }
+            throw StepwiseError(.invalidInput, "expected a JSON array of sequences, got \(document.typeName)")
+        }
         var problems: [Problem] = []
         var compiled: [(CompiledSequence, [UInt8])] = []
-        for (i, element) in elements.enumerated() {
-            let elementBytes = spans.map { Array(bytes[$0[i]]) } ?? JSONWriter.bytes(element)
-            if elementBytes.count > limits.maxDocumentBytes {
-                problems.append(
-                    Problem(
-                        pointer: JSONPointer(tokens: [String(i)]), code: .tooLarge,
-                        message: "document is \(elementBytes.count) bytes, more than the limit of \(limits.maxDocumentBytes)"))
-                continue
-            }
-            let result = SequenceLoader.load(
-                document: element, sourceBytes: elementBytes, at: JSONPointer(tokens: [String(i)]), limits: limits)
-            problems += result.problems
-            if let sequence = result.sequence { compiled.append((sequence, elementBytes)) }
+        for element in elements {
+            problems += element.result.problems
+            if let sequence = element.result.sequence { compiled.append((sequence, element.bytes)) }
         }
         if !problems.isEmpty {
             throw StepwiseError(

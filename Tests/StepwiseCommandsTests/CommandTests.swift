@@ -25,6 +25,27 @@ struct ValidateCommandTests {
         #expect(output.standardOutput.contains("onboarding-flow.json: valid (onboarding-flow v1"))
     }
 
+    /// orch8 ships its workflows as one JSON array (`sequences.json`): each element is checked
+    /// and reported on its own, with pointers into the array.
+    @Test func aBundleIsCheckedElementByElement() throws {
+        let names = ["onboarding-flow", "payment-verification", "feature-access"]
+        let documents = try names.map { try String(contentsOfFile: packageRoot() + "/Fixtures/sequences/\($0).json", encoding: .utf8) }
+        let bundle = try temporaryFile("[" + documents.joined(separator: ",") + #", {"name": "broken", "version": 1, "blocks": []}]"#)
+        let output = ValidateCommand.execute(paths: [bundle], json: false)
+        #expect(output.exitCode == 1)
+        #expect(output.standardOutput.contains("doc.json [0]: valid (onboarding-flow v1"), "\(output.standardOutput)")
+        #expect(output.standardOutput.contains("doc.json [2]: valid (feature-access v1"))
+        #expect(output.standardOutput.contains("doc.json [3]: invalid (1 problem)\n  /3/blocks: empty_blocks"))
+        #expect(output.standardOutput.hasSuffix("3 valid, 1 invalid\n"))
+        let described = DescribeCommand.execute(paths: [bundle])
+        #expect(described.exitCode == 1)
+        #expect(described.standardOutput.contains("payment-verification v1 (\(bundle) [1]:"))
+        #expect(described.standardError.contains("\(bundle) [3] is invalid"))
+        // An empty array is not a bundle of nothing: it is a document of the wrong type.
+        let empty = ValidateCommand.execute(paths: [try temporaryFile("[]")], json: false)
+        #expect(empty.exitCode == 1 && empty.standardOutput.contains("wrong_type"))
+    }
+
     @Test func invalidFileListsEveryProblemAndExitsOne() throws {
         let path = try temporaryFile(#"{"name": "x", "version": 1, "blocks": [{"type": "step", "id": "a"}, {"type": "loop", "id": "l", "condition": "", "body": []}]}"#)
         let output = ValidateCommand.execute(paths: [path], json: false)
@@ -95,7 +116,7 @@ struct EvalCommandTests {
     @Test func aHugeInputFileIsRefusedUnread() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.truncate(atOffset: UInt64(InputFiles.maxBytes + 1))  // sparse: no disk used
         try handle.close()

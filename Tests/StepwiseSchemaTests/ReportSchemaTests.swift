@@ -72,6 +72,9 @@ struct ReportSchemaTests {
         _ = try DocumentSchemas.write(
             #"{"name": "bad", "version": -1, "blocks": [{"type": "step", "id": "", "handler": "h"}]}"#, to: "invalid.json", in: folder)
         _ = try DocumentSchemas.write("[1, 2", to: "not-json.json", in: folder)
+        _ = try DocumentSchemas.write(
+            #"[{"name": "b1", "version": 1, "blocks": [{"type": "step", "id": "a", "handler": "h"}]}, 7]"#,
+            to: "bundle.json", in: folder)
         let output = ValidateCommand.execute(
             paths: [folder, PackageFiles.path("Fixtures/sequences/onboarding-flow.json"), folder + "/missing.json"], json: true)
         return (try DocumentSchemas.parse(output.standardOutput), output)
@@ -86,6 +89,9 @@ struct ReportSchemaTests {
         #expect(Set(files.compactMap { $0["status"]?.stringValue }) == ["valid", "invalid", "unusable"])
         #expect(files.contains { $0["error"] != nil } && files.contains { $0["status"] == "unusable" && $0["problems"] != nil })
         #expect(files.contains { !($0["warnings"]?.arrayValue?.isEmpty ?? true) }, "the run should reach a warning")
+        let bundle = files.filter { $0["path"]?.stringValue?.hasSuffix("bundle.json") == true }
+        #expect(bundle.map { $0["index"] } == [0, 1] && bundle.map { $0["status"] } == ["valid", "invalid"])
+        #expect(bundle.last?["problems"]?[0]?["pointer"] == "/1")
     }
 
     /// Wrong codes, a valid file without its summary, an invalid one with no problem, and a
