@@ -61,7 +61,7 @@ struct BulkLoadTests {
     @Test func loadingAnArrayEvictsLikeLoadingOne() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxStoredSequences = 3
         let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration, handlers: ["work": { _ in [:] }])
         func flow(_ name: String, _ version: Int) -> String {

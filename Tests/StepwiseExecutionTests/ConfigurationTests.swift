@@ -6,7 +6,7 @@ struct ConfigurationTests {
     @Test func malformedRootKeysFailInit() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.rootPublicKey = "not a key"
         let error = #expect(throws: StepwiseError.self) { try StepwiseEngine(databasePath: db.path, configuration: configuration) }
         #expect(error?.code == .invalidInput && error?.message.hasPrefix("rootPublicKey is malformed") == true)

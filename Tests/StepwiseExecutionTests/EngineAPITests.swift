@@ -83,7 +83,7 @@ struct EngineAPITests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxConcurrentInstances = 1
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
         _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))
@@ -168,7 +168,7 @@ struct EngineAPITests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxConcurrentInstances = 100
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
         _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))

@@ -118,7 +118,7 @@ struct EngineLifecycleTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxStoredSequences = 3
         let healthy = Counter()
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: [
@@ -198,7 +198,7 @@ struct EngineLifecycleTests {
         defer { db.cleanup() }
         let clock = VirtualClock()
         let counter = Counter()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxStepsPerInstance = 2
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: [
             "work": { ctx in counter.hit(ctx.stepId); return [:] },
@@ -293,7 +293,7 @@ struct EngineLifecycleTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxInstanceLifetimeSecs = 120
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
         _ = try await engine.loadSequence(json: Array(#"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#.utf8))
@@ -337,7 +337,7 @@ struct EngineLifecycleTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxInstanceLifetimeSecs = 60
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
         for (name, body) in [
@@ -400,7 +400,7 @@ struct EngineLifecycleTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let clock = VirtualClock(start: 1_000)
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.tickIntervalMs = .max
         configuration.maxTickDurationMs = .max
         configuration.maxInstanceLifetimeSecs = .max

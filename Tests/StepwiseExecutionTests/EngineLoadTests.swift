@@ -114,7 +114,7 @@ struct EngineLoadTests {
         let plan = EngineLoadPlan.fromEnvironment
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxConcurrentInstances = UInt32(plan.instances * 2)
         configuration.maxConcurrentSteps = 64
         configuration.telemetryEnabled = false
@@ -158,7 +158,7 @@ struct EngineLoadTests {
         let plan = EngineLoadPlan(instances: 300, waves: 1)
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxConcurrentInstances = UInt32(plan.instances * 2)
         configuration.maxConcurrentSteps = 16
         configuration.telemetryEnabled = false

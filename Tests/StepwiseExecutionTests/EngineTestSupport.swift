@@ -16,9 +16,20 @@ struct TemporaryDatabase {
     }
 }
 
+extension EngineConfiguration {
+    /// The defaults, except a tick that waits up to ten minutes of real time for the calls it
+    /// started: the tests drive a virtual clock, and a tick's budget is real time, which a
+    /// loaded two-core machine running the whole suite can spend before a handler is scheduled.
+    static var forTests: EngineConfiguration {
+        var configuration = EngineConfiguration()
+        configuration.maxTickDurationMs = 600_000
+        return configuration
+    }
+}
+
 /// Opens an engine on `database` with a virtual clock and the given handlers.
 func openEngine(
-    _ database: TemporaryDatabase, clock: VirtualClock, configuration: EngineConfiguration = EngineConfiguration(),
+    _ database: TemporaryDatabase, clock: VirtualClock, configuration: EngineConfiguration = .forTests,
     handlers: [String: @Sendable (StepContext) async throws -> JSONValue] = [:]
 ) async throws -> StepwiseEngine {
     let engine = try StepwiseEngine(databasePath: database.path, configuration: configuration, clock: clock, randomSeed: 7)
@@ -29,7 +40,7 @@ func openEngine(
 /// Runs ticks, advancing the virtual clock to each next deadline, until nothing is pending.
 func runToRest(_ engine: StepwiseEngine, clock: VirtualClock, maxRounds: Int = 200) async throws {
     for _ in 0..<maxRounds {
-        let result = try await engine.runUntilIdle(maxTicks: 100, timeBudgetMs: 5_000)
+        let result = try await engine.runUntilIdle(maxTicks: 100, timeBudgetMs: 600_000)
         if result.hasPendingWork { continue }
         guard let next = result.nextDueAt else { return }
         clock.advance(to: next)
@@ -82,7 +93,7 @@ let approvalSequence = #"""
 func engineWithFinishedAndStuckInstances(
     _ db: TemporaryDatabase, clock: VirtualClock
 ) async throws -> (engine: StepwiseEngine, configuration: EngineConfiguration, done: InstanceID, stuck: InstanceID) {
-    var configuration = EngineConfiguration()
+    var configuration = EngineConfiguration.forTests
     configuration.maxInstanceLifetimeSecs = 60
     let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
     _ = try await engine.loadSequence(json: Array(approvalSequence.utf8))

@@ -9,7 +9,7 @@ import Testing
     func handlersRunAndMayCallTheEngine(_ execution: EngineConfiguration.HandlerExecution) async throws {
         let database = TemporaryDatabase()
         defer { database.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.handlerExecution = execution
         let engine = try StepwiseEngine(databasePath: database.path, configuration: configuration)
         let box = EngineBox()
@@ -83,7 +83,7 @@ import Testing
         var engine = try await openEngine(database, clock: clock, handlers: ["work": { _ in [:] }, "escalate": { _ in ["value": "no"] }])
         _ = try await engine.loadSequence(json: Array(sequence.utf8))
         let id = try await engine.start("esc")
-        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 5_000)
+        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 600_000)
         #expect(try await engine.instance(id).state == .waiting)
         await engine.shutdown()
 
@@ -111,7 +111,7 @@ import Testing
         let database = TemporaryDatabase()
         defer { database.cleanup() }
         let clock = VirtualClock(start: 1_000)
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxTickDurationMs = 600_000
         let gate = Gate()
         let engine = try await openEngine(database, clock: clock, configuration: configuration, handlers: [

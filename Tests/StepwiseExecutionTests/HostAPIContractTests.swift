@@ -59,7 +59,7 @@ struct HostAPIContractTests {
     @Test func validateReportsProblemsUnderTheEngineLimitsAndStoresNothing() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxSequenceSizeBytes = 200
         let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration)
         let valid = #"{"name": "v", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "not_registered"}]}"#
@@ -95,7 +95,7 @@ struct HostAPIContractTests {
         let gate = Gate()
         let big = String(repeating: "x", count: 3_000)
         let document = Array(#"{"name": "s", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "slow", "params": {"blob": "\#(big)"}}]}"#.utf8)
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         // Room for the compiled sequence and two small instances, not for a 3 KB call in flight.
         configuration.memoryBudgetBytes = UInt64(document.count + 500)
         let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration, randomSeed: 3)
@@ -117,7 +117,7 @@ struct HostAPIContractTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         let gate = Gate()
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.maxTickDurationMs = 10
         let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration, randomSeed: 3)
         await engine.registerHandler("slow") { _ in
@@ -178,7 +178,7 @@ struct HostAPIContractTests {
         let db = TemporaryDatabase()
         defer { db.cleanup() }
         // A configured channel, so that a push would be recorded on an open engine.
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.syncUrl = "https://sync.example.com"
         let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration)
         let id = try #require(InstanceID(rawValue: "6f0c3a52-8a3e-4c1d-9a57-1d2b3c4d5e6f"))
@@ -242,7 +242,7 @@ struct TelemetrySettingTests {
     static let quick = #"{"name": "q", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#
 
     func run(_ db: TemporaryDatabase, telemetry: Bool, inputTag: String) async throws -> (StepwiseEngine, InstanceID) {
-        var configuration = EngineConfiguration()
+        var configuration = EngineConfiguration.forTests
         configuration.telemetryEnabled = telemetry
         let clock = VirtualClock()
         let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
@@ -287,7 +287,7 @@ struct TelemetrySettingTests {
               "body": [{"type": "step", "id": "s", "handler": "work"}]}]}
             """#
         for telemetry in [false, true] {
-            var configuration = EngineConfiguration()
+            var configuration = EngineConfiguration.forTests
             configuration.telemetryEnabled = telemetry
             configuration.maxStepsPerInstance = 0
             let clock = VirtualClock()

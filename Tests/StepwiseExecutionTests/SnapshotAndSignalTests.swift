@@ -19,10 +19,10 @@ import Testing
               {"type": "step", "id": "flaky", "handler": "flaky", "retry": {"max_attempts": 3, "initial_backoff": 5000, "max_backoff": 5000}}]}
             """#.utf8))
         let id = try await engine.start("cur")
-        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 5_000)
+        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 600_000)
         #expect(try await engine.instance(id).currentStep == "later")
         clock.advance(to: 6_000)
-        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 5_000)
+        _ = try await engine.runUntilIdle(maxTicks: 20, timeBudgetMs: 600_000)
         let backingOff = try await engine.instance(id)
         #expect(backingOff.waitingReasons.contains { $0.contains("backs off") })
         #expect(backingOff.currentStep == "flaky")
