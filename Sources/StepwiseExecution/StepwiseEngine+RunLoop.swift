@@ -151,8 +151,8 @@ extension StepwiseEngine {
         guard !isShutdown else { return }
         await pause(waitingUpToMs: budgetMs)
         if let driver = syncChannelDriver, !isCrashed {
-            // One final flush, bounded by operationTimeoutMs (the driver's own request timeout).
-            _ = await channelRoundTrip(driver)
+            // One final flush, bounded by operationTimeoutMs as a whole.
+            _ = await channelRoundTrip(driver, deadline: channelDeadline())
         }
         isShutdown = true
         timerTask?.cancel()
@@ -230,7 +230,7 @@ extension StepwiseEngine {
         if let driver = syncChannelDriver, remaining >= .milliseconds(Int64(clamping: configuration.operationTimeoutMs)),
             let due = await driver.nextDue(for: self), due <= clock.now()
         {
-            _ = await channelRoundTrip(driver)
+            _ = await channelRoundTrip(driver, deadline: channelDeadline())
         }
         result.hasPendingWork = hasImmediateWork || !inFlight.isEmpty
         result.budgetExhausted = result.hasPendingWork

@@ -8,7 +8,18 @@ public protocol SyncChannelDriver: Sendable {
     /// When the next round trip is due, Unix ms (`nil`: never, e.g. nothing to do and no heartbeat).
     func nextDue(for engine: StepwiseEngine) async -> Int64?
     /// Performs a round trip (and its follow-ups while rows remain).
-    func roundTrip(for engine: StepwiseEngine) async -> ChannelSyncResult
+    ///
+    /// - Parameter deadline: when given, no request starts after it and none is given longer
+    ///   than what is left before it (`runUntilIdle` and `shutdown()` bound the whole round trip
+    ///   by `operationTimeoutMs`); `nil`: each request has `operationTimeoutMs`.
+    func roundTrip(for engine: StepwiseEngine, deadline: ContinuousClock.Instant?) async -> ChannelSyncResult
+}
+
+extension SyncChannelDriver {
+    /// Performs a round trip whose requests each have `operationTimeoutMs`.
+    public func roundTrip(for engine: StepwiseEngine) async -> ChannelSyncResult {
+        await roundTrip(for: engine, deadline: nil)
+    }
 }
 
 /// The outcome of one channel sync.
@@ -57,11 +68,18 @@ extension StepwiseEngine {
         wake()
     }
 
-    /// Runs one round trip and keeps its outcome for ``lastChannelSync``.
-    func channelRoundTrip(_ driver: any SyncChannelDriver) async -> ChannelSyncResult {
-        let result = await driver.roundTrip(for: self)
+    /// Runs one round trip (ending by `deadline` when given) and keeps its outcome for
+    /// ``lastChannelSync``.
+    func channelRoundTrip(_ driver: any SyncChannelDriver, deadline: ContinuousClock.Instant? = nil) async -> ChannelSyncResult {
+        let result = await driver.roundTrip(for: self, deadline: deadline)
         lastChannelSync = result
         return result
+    }
+
+    /// `operationTimeoutMs` from now: the end of a round trip bounded as a whole (SEMANTICS
+    /// §6.4, SYNC.md §2.10), `runUntilIdle`'s and the final flush of `shutdown()`.
+    func channelDeadline() -> ContinuousClock.Instant {
+        ContinuousClock.now.advanced(by: .milliseconds(Int64(clamping: configuration.operationTimeoutMs)))
     }
 
     /// One channel round trip now, bypassing the interval (for push-woken background time).

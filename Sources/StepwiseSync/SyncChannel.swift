@@ -115,20 +115,31 @@ public struct SyncChannel: SyncChannelDriver {
         return last + interval
     }
 
-    public func roundTrip(for engine: StepwiseEngine) async -> ChannelSyncResult {
+    public func roundTrip(for engine: StepwiseEngine, deadline: ContinuousClock.Instant?) async -> ChannelSyncResult {
+        var result = ChannelSyncResult()
+        // Past its deadline already: no attempt at all (an attempt without a request would count
+        // as a success and reset the failure backoff).
+        guard requestTimeout(before: deadline) != nil else {
+            result.finishedAt = engine.now()
+            return result
+        }
         let started = engine.now()
         try? await engine.storeValues([(Key.lastAttempt, String(started))])
-        var result = ChannelSyncResult()
         let device = await deviceID(engine)
         var headers = ["content-type": "application/json", "x-device-id": device]
         if !apiKey.isEmpty { headers["x-api-key"] = apiKey }
         do {
-            if let warning = try await registerIfNeeded(engine, device: device, headers: headers) { result.warnings.append(warning) }
+            if let warning = try await registerIfNeeded(engine, device: device, headers: headers, deadline: deadline) {
+                result.warnings.append(warning)
+            }
             var hadCommands = false
             for _ in 0..<10 {
+                // Past the deadline, no further request starts; what remains goes with the next
+                // round trip.
+                guard let timeout = requestTimeout(before: deadline) else { break }
                 let draft = try await engine.draftSyncRequest(deviceID: device)
                 let (status, body) = try await transport.post(
-                    syncURL, headers: headers, body: JSONWriter.bytes(draft.body), timeoutMs: timeoutMs)
+                    syncURL, headers: headers, body: JSONWriter.bytes(draft.body), timeoutMs: timeout)
                 result.requests += 1
                 result.httpStatus = status
                 guard (200..<300).contains(status) else {
@@ -190,10 +201,21 @@ public struct SyncChannel: SyncChannelDriver {
         return result
     }
 
-    /// Registers the device before its first request and whenever what it reports changed.
-    /// Registers the device when its registration changed (§2.9); returns a warning when the
-    /// server answered 409 (the id is registered to another device: reported, the sync goes on).
-    func registerIfNeeded(_ engine: StepwiseEngine, device: String, headers: [String: String]) async throws -> String? {
+    /// The timeout of a request starting now: `timeoutMs`, cut to what is left before
+    /// `deadline`; `nil` once the deadline has passed.
+    func requestTimeout(before deadline: ContinuousClock.Instant?) -> UInt64? {
+        guard let deadline else { return timeoutMs }
+        let left = (deadline - ContinuousClock.now) / .milliseconds(1)
+        guard left > 0 else { return nil }
+        return left >= Double(timeoutMs) ? timeoutMs : max(UInt64(left.rounded(.up)), 1)
+    }
+
+    /// Registers the device before its first request and whenever what it reports changed
+    /// (§2.9); returns a warning when the server answered 409 (the id is registered to another
+    /// device: reported, the sync goes on).
+    func registerIfNeeded(
+        _ engine: StepwiseEngine, device: String, headers: [String: String], deadline: ContinuousClock.Instant?
+    ) async throws -> String? {
         let token = await value(engine, Key.pushToken)
         let platform = await value(engine, "sync.platform") ?? self.platform
         // The app's version as given to the channel, else as the host set it in its device
@@ -206,7 +228,10 @@ public struct SyncChannel: SyncChannelDriver {
         body["push_token"] = token.map(JSONValue.string) ?? .null
         let fingerprint = JSONWriter.string(.object(body), options: .sortedKeys)
         if await value(engine, Key.registered) == fingerprint { return nil }
-        let (status, answer) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeoutMs)
+        guard let timeout = requestTimeout(before: deadline) else {
+            throw StepwiseError(.timeout, "no time left to register the device before the deadline")
+        }
+        let (status, answer) = try await transport.post(registerURL, headers: headers, body: JSONWriter.bytes(.object(body)), timeoutMs: timeout)
         if (200..<300).contains(status) {
             try? await engine.storeValues([(Key.registered, fingerprint)])
             return nil

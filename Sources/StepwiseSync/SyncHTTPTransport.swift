@@ -7,6 +7,8 @@ import FoundationNetworking
 public protocol SyncHTTPTransport: Sendable {
     /// POSTs `body` to `url` with `headers`.
     ///
+    /// - Parameter timeoutMs: how long the exchange may take; the transport ends it (throwing)
+    ///   by then, which the channel relies on to end a round trip by its deadline.
     /// - Returns: the status code and the body bytes.
     /// - Throws: any transport error (offline, timeout, refused redirect).
     func post(_ url: URL, headers: [String: String], body: [UInt8], timeoutMs: UInt64) async throws -> (Int, [UInt8])
