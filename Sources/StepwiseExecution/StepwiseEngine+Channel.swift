@@ -105,6 +105,10 @@ extension StepwiseEngine {
         guard let command = SyncCommand(json: json) else {
             return SyncCommandOutcome(id: json["id"]?.stringValue, kind: .skipped, instanceId: nil, error: "command without a string id and type")
         }
+        // A round trip still out when the engine closed writes nothing; the server re-delivers.
+        guard !isClosed else {
+            return SyncCommandOutcome(id: command.id, kind: .retry, instanceId: nil, error: "the engine was shut down")
+        }
         let marker: String?
         do {
             marker = try store.commandMarker(command.id)

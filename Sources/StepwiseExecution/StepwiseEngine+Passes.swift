@@ -486,6 +486,7 @@ extension StepwiseEngine {
         inFlight = [:]
         loopTask?.cancel()
         timerTask?.cancel()
+        channelTask?.cancel()
         wakeContinuation?.resume()
         wakeContinuation = nil
     }

@@ -50,7 +50,7 @@ extension StepwiseEngine {
             wakePending = false
         }
         if hasImmediateWork && !storageFailed { return true }
-        let channelDue = await runChannelIfDue()
+        let channelDue = await startChannelRoundTripIfDue()
         if hasImmediateWork && !storageFailed { return true }
         // Heartbeat: tickIntervalMs × the power multiplier, doubling while idle up to
         // max(5 s, base); quiescent (nothing live) → only timers wake the loop.
@@ -151,8 +151,15 @@ extension StepwiseEngine {
         guard !isShutdown else { return }
         await pause(waitingUpToMs: budgetMs)
         if let driver = syncChannelDriver, !isCrashed {
-            // One final flush, bounded by operationTimeoutMs as a whole.
-            _ = await channelRoundTrip(driver, deadline: channelDeadline())
+            // One final flush, bounded by operationTimeoutMs as a whole. A round trip the run
+            // loop started is cancelled first (its transfer stops, it starts no more requests):
+            // the flush sends what it would have, and its late steps must not follow the flush.
+            let deadline = channelDeadline()
+            if let running = channelTask {
+                running.cancel()
+                await running.value
+            }
+            _ = await channelRoundTrip(driver, deadline: deadline)
         }
         isShutdown = true
         timerTask?.cancel()

@@ -159,6 +159,8 @@ public actor StepwiseEngine {
     var wakePending = false
     var timerTask: Task<Void, Never>?
     var armedDeadline: Int64?
+    /// The channel round trip the run loop started, while it is out (at most one).
+    var channelTask: Task<Void, Never>?
 
     /// Opens an engine on `store`: loads stored sequences and resumes every unfinished instance
     /// (in-flight attempts are re-run with the same attempt number, params and key; timers are

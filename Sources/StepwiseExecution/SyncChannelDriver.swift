@@ -1,9 +1,10 @@
 import StepwiseJSON
 /// The device side of the sync channel, plugged into the engine's run loop (SYNC.md §2.10).
 ///
-/// The engine calls it from `resume()`'s loop when due, from `runUntilIdle` (one round trip if
-/// due and time remains), from ``StepwiseEngine/syncChannel()`` and once at `shutdown()`. The
-/// implementation lives in the StepwiseSync module; the engine only knows this protocol.
+/// The engine calls it from `resume()`'s loop when due (as a task of its own, so the loop keeps
+/// executing while requests are out), from `runUntilIdle` (one round trip if due and time
+/// remains), from ``StepwiseEngine/syncChannel()`` and once at `shutdown()`. The implementation
+/// lives in the StepwiseSync module; the engine only knows this protocol.
 public protocol SyncChannelDriver: Sendable {
     /// When the next round trip is due, Unix ms (`nil`: never, e.g. nothing to do and no heartbeat).
     func nextDue(for engine: StepwiseEngine) async -> Int64?
@@ -161,12 +162,26 @@ extension StepwiseEngine {
     /// The engine clock, Unix ms.
     public nonisolated func now() -> Int64 { clock.now() }
 
-    /// Runs a due round trip from the run loop; returns its deadline for the next one.
-    func runChannelIfDue() async -> Int64? {
-        guard let driver = syncChannelDriver, !isClosed else { return nil }
-        if let due = await driver.nextDue(for: self), due <= clock.now() {
-            _ = await channelRoundTrip(driver)
+    /// Starts a due round trip from the run loop, as a task of its own: local execution never
+    /// waits for the server (SEMANTICS §6.4, SYNC.md §2.10). At most one is out at a time; when
+    /// it ends, the loop is woken to act on what it brought and to schedule the next.
+    ///
+    /// - Returns: when the next round trip is due; `nil` while one is out, or without a channel.
+    func startChannelRoundTripIfDue() async -> Int64? {
+        guard let driver = syncChannelDriver, !isClosed, channelTask == nil else { return nil }
+        guard let due = await driver.nextDue(for: self) else { return nil }
+        // pause() may have run meanwhile: the loop it stopped starts no more traffic.
+        guard due <= clock.now(), isRunning, !isClosed, channelTask == nil else { return due }
+        channelTask = Task { [weak self] in
+            guard let self else { return }
+            _ = await self.channelRoundTrip(driver)
+            await self.channelRoundTripEnded()
         }
-        return await driver.nextDue(for: self)
+        return nil
+    }
+
+    private func channelRoundTripEnded() {
+        channelTask = nil
+        wake()
     }
 }

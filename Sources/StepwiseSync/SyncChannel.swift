@@ -134,9 +134,9 @@ public struct SyncChannel: SyncChannelDriver {
             }
             var hadCommands = false
             for _ in 0..<10 {
-                // Past the deadline, no further request starts; what remains goes with the next
-                // round trip.
-                guard let timeout = requestTimeout(before: deadline) else { break }
+                // Past the deadline (or cancelled by shutdown), no further request starts; what
+                // remains goes with the next round trip.
+                guard !Task.isCancelled, let timeout = requestTimeout(before: deadline) else { break }
                 let draft = try await engine.draftSyncRequest(deviceID: device)
                 let (status, body) = try await transport.post(
                     syncURL, headers: headers, body: JSONWriter.bytes(draft.body), timeoutMs: timeout)
