@@ -99,11 +99,17 @@ extension StepwiseEngine {
     public func onPushReceived() {
         // After shutdown the store is closed: a late push changes nothing.
         guard isChannelConfigured, !isClosed else { return }
+        // A count, not a time: a push in the same millisecond as a round trip's start is still
+        // told apart from the pushes that round trip served.
+        let received = (try? store.metadata(Self.pushCountKey)).flatMap { $0 }.flatMap(Int64.init) ?? 0
         var batch = StoreBatch()
-        batch.metadata = [("sync.push_at", String(clock.now()))]
+        batch.metadata = [(Self.pushCountKey, String(received + 1))]
         try? store.commit(batch)
         wake()
     }
+
+    /// The metadata key of the number of pushes received (see ``onPushReceived()``).
+    package static let pushCountKey = "sync.push_count"
 
     /// A persisted engine value (sync state, device context).
     ///

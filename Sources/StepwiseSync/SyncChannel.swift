@@ -69,7 +69,9 @@ public struct SyncChannel: SyncChannelDriver {
         static let interval = "sync.interval_secs"
         static let failures = "sync.failures"
         static let lastHadCommands = "sync.last_had_commands"
-        static let push = "sync.push_at"
+        static let pushes = StepwiseEngine.pushCountKey
+        /// The push count when the latest round trip started: later pushes make one due now.
+        static let pushesAttempted = "sync.push_count_attempted"
         static let deviceID = "sync.device_id"
         static let registered = "sync.registered"
         static let pushToken = "sync.push_token"
@@ -98,7 +100,8 @@ public struct SyncChannel: SyncChannelDriver {
     public func nextDue(for engine: StepwiseEngine) async -> Int64? {
         let now = engine.now()
         guard let last = await value(engine, Key.lastAttempt).flatMap(Int64.init) else { return now }
-        if let push = await value(engine, Key.push).flatMap(Int64.init), push >= last { return now }
+        let pushes = await value(engine, Key.pushes).flatMap(Int64.init) ?? 0
+        if pushes > (await value(engine, Key.pushesAttempted).flatMap(Int64.init) ?? 0) { return now }
         let hint = await value(engine, Key.interval).flatMap(Int64.init) ?? 30
         let multiplier = Int64(await engine.powerMultiplier())
         var interval = min(max(hint, 5), 3600) * multiplier * 1000
@@ -123,8 +126,10 @@ public struct SyncChannel: SyncChannelDriver {
             result.finishedAt = engine.now()
             return result
         }
-        let started = engine.now()
-        try? await engine.storeValues([(Key.lastAttempt, String(started))])
+        // The pushes this round trip serves: those received before it starts. One received while
+        // it is out leaves the count above this mark, so another round trip follows (§2.10).
+        let pushes = await value(engine, Key.pushes) ?? "0"
+        try? await engine.storeValues([(Key.lastAttempt, String(engine.now())), (Key.pushesAttempted, pushes)])
         let device = await deviceID(engine)
         var headers = ["content-type": "application/json", "x-device-id": device]
         if !apiKey.isEmpty { headers["x-api-key"] = apiKey }
@@ -188,10 +193,7 @@ public struct SyncChannel: SyncChannelDriver {
                 // would only come back again.
                 if !draft.hasMore && !queuedAcks { break }
             }
-            // A push that arrived before this round trip started is now served.
-            var values = [(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")]
-            if let push = await value(engine, Key.push).flatMap(Int64.init), push <= started { values.append((Key.push, "")) }
-            try? await engine.storeValues(values)
+            try? await engine.storeValues([(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")])
         } catch {
             let failures = (await value(engine, Key.failures).flatMap(Int.init) ?? 0) + 1
             try? await engine.storeValues([(Key.failures, String(failures))])

@@ -203,7 +203,7 @@ struct HostAPIContractTests {
         await engine.reportNetworkState(.offline)
         await engine.registerHandler("late") { _ in .null }
         let reopened = try await openEngine(db, clock: VirtualClock())
-        #expect(try await reopened.storedValue("sync.push_at") == nil)
+        #expect(try await reopened.storedValue("sync.push_count") == nil)
         await reopened.shutdown()
     }
 }

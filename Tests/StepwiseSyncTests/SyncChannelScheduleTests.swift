@@ -80,6 +80,31 @@ struct ChannelFixture {
 
 @Suite("Sync channel schedule (SYNC.md §2.2, §2.10)")
 struct SyncChannelScheduleTests {
+    /// §2.10: the push flag is "cleared only by a successful round trip that started after the
+    /// push (a push arriving mid-request causes another request)" — also in the same millisecond.
+    @Test func aPushArrivingWhileARequestIsOutMakesAnotherRoundTripDue() async throws {
+        let fixture = try await ChannelFixture()
+        defer { fixture.cleanup() }
+        let (engine, channel, clock) = (fixture.engine, fixture.channel, fixture.clock)
+        _ = await channel.roundTrip(for: engine)
+        clock.advance(to: clock.now() + 1_000)
+        #expect(try #require(await channel.nextDue(for: engine)) > clock.now())
+
+        // The clock does not move while the request is out: the push has the start's millisecond.
+        fixture.transport.answer { _, _ in
+            await engine.onPushReceived()
+            return (200, ["sync_interval_secs": 30])
+        }
+        let served = await channel.roundTrip(for: engine)
+        #expect(served.succeeded)
+        #expect(try #require(await channel.nextDue(for: engine)) <= clock.now(), "the push came after the round trip started")
+
+        fixture.transport.answer(with: ProgrammableTransport.plain)
+        _ = await channel.roundTrip(for: engine)
+        #expect(try #require(await channel.nextDue(for: engine)) > clock.now(), "served by a round trip that started after it")
+        await engine.shutdown()
+    }
+
     /// SEMANTICS §6.4 "one final sync-channel flush … (bounded by operationTimeoutMs)", SYNC.md
     /// §2.10 `runUntilIdle`: the whole round trip ends by `operationTimeoutMs`, not each of its
     /// requests. A server that answers as late as each request allows leaves time for one at
