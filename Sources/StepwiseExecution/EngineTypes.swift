@@ -53,7 +53,8 @@ public struct BackgroundRunResult: Sendable, Hashable {
     public var hasPendingWork: Bool
     /// Whether a budget ended the window with runnable work left.
     public var budgetExhausted: Bool
-    /// The next timer deadline, Unix ms: schedule the next background task then.
+    /// The next timer deadline or, with a sync channel, when its next round trip is due,
+    /// whichever comes first, Unix ms: schedule the next background task then.
     public var nextDueAt: Int64?
 }
 

@@ -243,6 +243,11 @@ extension StepwiseEngine {
         result.budgetExhausted = result.hasPendingWork
         if inFlight.isEmpty && !isCrashed { try? store.settle() }
         result.nextDueAt = nextDeadline()
+        // The next window must also come when the channel is due, or a device with nothing
+        // else scheduled would never sync again in the background.
+        if let driver = syncChannelDriver, !isClosed, let channelDue = await driver.nextDue(for: self) {
+            result.nextDueAt = min(result.nextDueAt ?? channelDue, channelDue)
+        }
         return result
     }
 }

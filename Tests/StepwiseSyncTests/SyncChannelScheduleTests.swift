@@ -105,6 +105,19 @@ struct SyncChannelScheduleTests {
         await engine.shutdown()
     }
 
+    /// SEMANTICS §6.4: "schedule the next background task at `nextDueAt`" — a device with no
+    /// timer must still be woken when the channel is due.
+    @Test func runUntilIdleNamesWhenTheChannelIsDueNext() async throws {
+        let fixture = try await ChannelFixture()
+        defer { fixture.cleanup() }
+        try await fixture.startWaiting(1)
+        fixture.transport.answer { _, _ in (200, ["sync_interval_secs": 60]) }
+        let window = try await fixture.engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 60_000)
+        #expect(fixture.transport.syncRequests.count == 1)
+        #expect(window.nextDueAt == fixture.clock.now() + 60_000)
+        await fixture.engine.shutdown()
+    }
+
     /// SEMANTICS §6.4 "one final sync-channel flush … (bounded by operationTimeoutMs)", SYNC.md
     /// §2.10 `runUntilIdle`: the whole round trip ends by `operationTimeoutMs`, not each of its
     /// requests. A server that answers as late as each request allows leaves time for one at
