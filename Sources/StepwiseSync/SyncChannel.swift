@@ -163,14 +163,12 @@ public struct SyncChannel: SyncChannelDriver {
                 // Skipped commands cannot be acked and ignored ones come again: both still count
                 // as "the server had commands", as every element of `commands` did before.
                 hadCommands = hadCommands || response.receivedCommands > 0
-                var queuedAcks = false
                 var repeated = 0
                 for command in response.commandValues {
                     let outcome = await engine.executeSyncCommand(command)
                     let what = "command \(outcome.id.map(SyncResponse.shown) ?? "?") (\(command["type"]?.stringValue.map(SyncResponse.shown) ?? "?"))"
                     switch outcome.kind {
                     case .done, .rejected:
-                        queuedAcks = true
                         // A redelivery of a command that already ran: acknowledged again, not run.
                         if outcome.wasAlreadyExecuted {
                             repeated += 1
@@ -188,10 +186,10 @@ public struct SyncChannel: SyncChannelDriver {
                     result.warnings.append("\(repeated) command(s) delivered again had already run: acknowledged again, not run twice")
                 }
                 // Another request follows at once only when rows remain (§2.2): rows this one
-                // could not take, or the acks and results of the commands just executed. Commands
-                // that wrote nothing (skipped, or a transient failure the server re-delivers)
-                // would only come back again.
-                if !draft.hasMore && !queuedAcks { break }
+                // could not take, rows whose generation changed while it was out, or the acks and
+                // results of the commands just executed. Commands that wrote nothing (skipped, or
+                // a transient failure the server re-delivers) would only come back again.
+                if try await engine.outboxIsEmpty() { break }
             }
             try? await engine.storeValues([(Key.failures, "0"), (Key.lastHadCommands, hadCommands ? "1" : "0")])
         } catch {

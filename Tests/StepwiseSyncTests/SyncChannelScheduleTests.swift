@@ -105,6 +105,26 @@ struct SyncChannelScheduleTests {
         await engine.shutdown()
     }
 
+    /// §2.2: a row whose generation changed while the request was out stays, and "when rows
+    /// remain, the next request follows immediately".
+    @Test func aStatusReplacedWhileTheRequestIsOutGoesInAFollowUpRequest() async throws {
+        let fixture = try await ChannelFixture()
+        defer { fixture.cleanup() }
+        let engine = fixture.engine
+        let id = try #require(try await fixture.startWaiting(1).first)
+        fixture.transport.answer { index, _ in
+            if index == 0 { try await engine.completeStep(instanceId: id, stepId: "approve", output: ["value": "yes"]) }
+            return (200, ["sync_interval_secs": 30])
+        }
+        let result = await fixture.channel.roundTrip(for: engine)
+        #expect(result.succeeded && result.requests == 2)
+        let requests = fixture.transport.syncRequests
+        #expect(requests.first?.body["status_updates"]?[0]?["state"] == "Waiting")
+        #expect(requests.count == 2 && requests.last?.body["status_updates"]?[0]?["state"] != "Waiting")
+        #expect(try await engine.outboxIsEmpty())
+        await engine.shutdown()
+    }
+
     /// SEMANTICS §6.4: "schedule the next background task at `nextDueAt`" — a device with no
     /// timer must still be woken when the channel is due.
     @Test func runUntilIdleNamesWhenTheChannelIsDueNext() async throws {
