@@ -160,9 +160,10 @@ public struct SyncChannel: SyncChannelDriver {
                 let interval = response.intervalSeconds
                 result.intervalSeconds = interval
                 try? await engine.storeValues([(Key.interval, String(interval))])
-                // Skipped commands cannot be acked and ignored ones come again: both still count
-                // as "the server had commands", as every element of `commands` did before.
-                hadCommands = hadCommands || response.receivedCommands > 0
+                // The heartbeat looks at the last response only (§2.10). Skipped commands cannot be
+                // acked and ignored ones come again: both still count as "the server had commands",
+                // as every element of `commands` did before.
+                hadCommands = response.receivedCommands > 0
                 var repeated = 0
                 for command in response.commandValues {
                     let outcome = await engine.executeSyncCommand(command)

@@ -125,6 +125,26 @@ struct SyncChannelScheduleTests {
         await engine.shutdown()
     }
 
+    /// §2.10 heartbeat: "no non-terminal instance, empty outbox and the last response had no
+    /// commands → I' = max(I, 600 s)" — the last response of the cycle, not any of them.
+    @Test func theIdleHeartbeatLooksAtTheLastResponseOnly() async throws {
+        let fixture = try await ChannelFixture()
+        defer { fixture.cleanup() }
+        let (engine, channel, clock) = (fixture.engine, fixture.channel, fixture.clock)
+        fixture.transport.answer { index, _ in
+            guard index == 0 else { return (200, ["sync_interval_secs": 30]) }
+            // Rejected (no such instance): its ack and result go in the follow-up request.
+            let unknown: JSONValue = ["instance_id": "00000000-0000-4000-8000-000000000001"]
+            return (200, ["commands": [["id": "c1", "type": "cancel_instance", "payload": unknown]], "sync_interval_secs": 30])
+        }
+        let result = await channel.roundTrip(for: engine)
+        #expect(result.succeeded && result.requests == 2)
+        #expect(fixture.transport.syncRequests.last?.body["command_acks"] == ["c1"])
+        #expect(try await engine.outboxIsEmpty())
+        #expect(await channel.nextDue(for: engine) == clock.now() + 600_000)
+        await engine.shutdown()
+    }
+
     /// SEMANTICS §6.4: "schedule the next background task at `nextDueAt`" — a device with no
     /// timer must still be woken when the channel is due.
     @Test func runUntilIdleNamesWhenTheChannelIsDueNext() async throws {
