@@ -153,12 +153,14 @@ extension StepwiseEngine {
         let calls = launches
         launches = []
         if !batch.isEmpty {
+            let telemetry = cuttingTelemetry(in: &batch)
             do {
                 try store.commit(batch)
             } catch {
                 rollBack(ids)
                 throw error
             }
+            telemetryBuffer = telemetry
             commitObserver?(batch)
             if listener != nil && !batch.journal.isEmpty { wakeDelivery() }
         }

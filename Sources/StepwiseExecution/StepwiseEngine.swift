@@ -159,6 +159,9 @@ public actor StepwiseEngine {
     var wakePending = false
     var timerTask: Task<Void, Never>?
     var armedDeadline: Int64?
+    /// The telemetry buffer (SYNC.md §4), kept up to date by commits; `nil` until counted, and
+    /// after changes only a count from the store tells.
+    var telemetryBuffer: TelemetryBuffer?
     /// The channel round trip the run loop started, while it is out (at most one).
     var channelTask: Task<Void, Never>?
 

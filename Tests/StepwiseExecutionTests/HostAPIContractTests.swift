@@ -297,19 +297,46 @@ struct TelemetrySettingTests {
             try await runToRest(engine, clock: clock, maxRounds: 2_000)
             if telemetry {
                 // 1800 steps: instance_started, 1800 × (step_started, step_completed),
-                // instance_completed: 3602 pending, capped to the newest 900.
+                // instance_completed: 3602 events, each one that took the buffer over 1000
+                // cutting it to 900: 976 are left (900 + (3602 - 1001) mod 101).
                 let batch = try await engine.pendingTelemetry(limit: 500)
                 #expect(batch.events.count == 500)
-                #expect(batch.remaining == 400)
+                #expect(batch.remaining == 476)
                 #expect(batch.events.last?["event_type"] == "step_completed" || batch.events.last?["event_type"] == "step_started")
                 try await engine.confirmTelemetry(through: batch.throughSequence)
                 let rest = try await engine.pendingTelemetry(limit: 500)
-                #expect(rest.events.count == 400 && rest.remaining == 0)
+                #expect(rest.events.count == 476 && rest.remaining == 0)
                 #expect(rest.events.last?["event_type"] == "instance_completed")
             } else {
                 #expect(try await engine.pendingTelemetry().events.isEmpty)
             }
             await engine.shutdown()
         }
+    }
+
+    /// SYNC.md §4: "≤ 1000 rows; beyond, the oldest are deleted down to 900" — when they are
+    /// written, whether or not the buffer is read; a batch read before the cut does not bring
+    /// the dropped events back when it is confirmed.
+    @Test func theBufferIsCutWhenAnEventTakesItOverTheCap() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration()
+        configuration.maxConcurrentInstances = 1_000
+        let clock = VirtualClock()
+        let engine = try await openEngine(db, clock: clock, configuration: configuration, handlers: ["work": { _ in [:] }])
+        _ = try await engine.loadSequence(json: Array(Self.quick.utf8))
+        // 4 events an instance: 1000, the cap.
+        for _ in 0..<250 { _ = try await engine.start("q") }
+        try await runToRest(engine, clock: clock)
+        let early = try await engine.pendingTelemetry(limit: 50)
+        #expect(early.events.count == 50 && early.remaining == 950)
+        // 4 more: the first takes the buffer to 1001, cut to 900 (the oldest 101 go, the 50
+        // read among them); 903 are left.
+        _ = try await engine.start("q")
+        try await runToRest(engine, clock: clock)
+        try await engine.confirmTelemetry(through: early.throughSequence)
+        let rest = try await engine.pendingTelemetry(limit: 1_000)
+        #expect(rest.events.count == 903 && rest.remaining == 0)
+        await engine.shutdown()
     }
 }
