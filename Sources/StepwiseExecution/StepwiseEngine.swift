@@ -164,6 +164,9 @@ public actor StepwiseEngine {
     var telemetryBuffer: TelemetryBuffer?
     /// The channel round trip the run loop started, while it is out (at most one).
     var channelTask: Task<Void, Never>?
+    /// Whether any channel round trip is out, and the round trips waiting for it to end.
+    var isChannelRoundTripOut = false
+    var channelRoundTripWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Opens an engine on `store`: loads stored sequences and resumes every unfinished instance
     /// (in-flight attempts are re-run with the same attempt number, params and key; timers are

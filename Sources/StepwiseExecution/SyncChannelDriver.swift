@@ -71,8 +71,17 @@ extension StepwiseEngine {
 
     /// Runs one round trip (ending by `deadline` when given) and keeps its outcome for
     /// ``lastChannelSync``.
+    ///
+    /// One at a time: a second (the host's `syncChannel()` while the run loop's is out) waits
+    /// for the first to end, so two requests never carry the same outbox rows.
     func channelRoundTrip(_ driver: any SyncChannelDriver, deadline: ContinuousClock.Instant? = nil) async -> ChannelSyncResult {
+        while isChannelRoundTripOut {
+            await withCheckedContinuation { channelRoundTripWaiters.append($0) }
+        }
+        isChannelRoundTripOut = true
         let result = await driver.roundTrip(for: self, deadline: deadline)
+        isChannelRoundTripOut = false
+        if !channelRoundTripWaiters.isEmpty { channelRoundTripWaiters.removeFirst().resume() }
         lastChannelSync = result
         return result
     }

@@ -61,4 +61,24 @@ struct ChannelRunLoopTests {
         #expect(channel.deadlines.prefix(2).allSatisfy { $0 == nil })
         #expect(channel.deadlines.last.flatMap { $0 } != nil)
     }
+
+    /// The host's `syncChannel()` while the loop's round trip is out waits for it to end, so
+    /// two requests never carry the same outbox rows.
+    @Test func aHostRoundTripWaitsForTheLoopsToEnd() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(start: 1_000_000))
+        let channel = HeldChannel()
+        await engine.setSyncChannel(channel)
+        await engine.resume()
+        #expect(await eventually { channel.gate.waiting })
+        let host = Task { try await engine.syncChannel() }
+        // The engine stays responsive meanwhile, and the host's round trip has not started.
+        _ = try await engine.activeInstances()
+        #expect(channel.started == 1)
+        channel.gate.open()
+        _ = try await host.value
+        #expect(channel.started == 2 && channel.finished == 2)
+        await engine.shutdown()
+    }
 }
