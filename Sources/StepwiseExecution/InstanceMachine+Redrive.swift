@@ -17,11 +17,29 @@ extension InstanceMachine {
         let failed = runtime.allNodes.filter { $0.state == .failed && $0.id != .root && isOnFailurePath($0.id) }
         guard let failureStart = failed.compactMap(\.finishedAt).min() ?? runtime.root.finishedAt else { return }
         let uncatchable = failed.isEmpty
-        let reset = Set(
+        var reset = Set(
             runtime.allNodes.filter { node in
                 node.id != .root && node.parent != nil && isOnFailurePath(node.id)
                     && (node.state == .failed || (node.state == .cancelled && (node.finishedAt ?? 0) >= failureStart))
             }.map(\.id))
+        // A try_catch resumes at the phase whose failure it did not handle; its other phases'
+        // nodes stay as they ended (a caught try, a catch that ran), and finally runs again,
+        // once, after that phase.
+        var restartPhases: [NodeID: Int] = [:]
+        for id in reset {
+            guard case .tryCatch? = runtime.block(of: id)?.kind else { continue }
+            restartPhases[id] = restartPhase(ofFailedTryCatch: id)
+        }
+        if !restartPhases.isEmpty {
+            reset = reset.filter { id in
+                var current = runtime[id]
+                while let parent = current.parent {
+                    if let phase = restartPhases[parent], current.list != phase { return false }
+                    current = runtime[parent]
+                }
+                return true
+            }
+        }
         var r = record
         r.state = .scheduled
         r.error = nil
@@ -48,6 +66,11 @@ extension InstanceMachine {
             node.finishedAt = nil
             node.dueAt = nil
             if let parent = node.parent { reopenSlot(in: parent, for: node) }
+            if let phase = restartPhases[id] {
+                node.progress.tryPhase = phase
+                node.progress.pendingError = nil
+                node.progress.cancelledDuringTry = false
+            }
             guard let block = runtime.block(of: id) else { continue }
             switch block.kind {
             case .step:
@@ -82,6 +105,24 @@ extension InstanceMachine {
         drain()
     }
 
+    /// The phase (0 try, 1 catch, 2 finally) a failed try_catch resumes at: the earliest
+    /// whose failure it did not handle. A try failure a catch took was handled; a failure that
+    /// was pending while finally ran was not, whatever finally did.
+    func restartPhase(ofFailedTryCatch id: NodeID) -> Int {
+        let node = runtime[id]
+        let children = runtime.childNodes(of: id).map { runtime[$0] }
+        let catchRan = children.contains { $0.list == 1 }
+        switch node.progress.tryPhase {
+        case 0: return 0
+        case 1: return 1
+        default:
+            // Finally ran: with a failure pending from the try (no catch) or the catch, that
+            // phase runs again; otherwise finally itself failed.
+            guard node.progress.pendingError != nil else { return 2 }
+            return catchRan ? 1 : 0
+        }
+    }
+
     /// Whether a node lies in the main list (not a hook list) under ancestors that all failed
     /// or were cancelled: the path the instance's failure took.
     func isOnFailurePath(_ id: NodeID) -> Bool {
@@ -114,11 +155,9 @@ extension InstanceMachine {
         case .forEach(let f):
             if !node.progress.activeIterations.contains(child.iteration) {
                 node.progress.activeIterations.append(child.iteration)
-                if f.maxConcurrency <= 1, let items = node.progress.items, child.iteration < items.count {
-                    var r = record
-                    r.data[f.itemVariable] = items[child.iteration]
-                    if let indexVar = f.indexVariable { r.data[indexVar] = .integer(Int64(child.iteration)) }
-                    record = r
+                if bindsInSharedData(parent, forEach: f), let items = node.progress.items, child.iteration < items.count {
+                    _ = runtime.setDataMember(f.itemVariable, to: items[child.iteration])
+                    if let indexVar = f.indexVariable { _ = runtime.setDataMember(indexVar, to: .integer(Int64(child.iteration))) }
                 }
             }
         case .tryCatch:

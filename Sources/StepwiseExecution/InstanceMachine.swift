@@ -265,7 +265,9 @@ struct InstanceMachine {
         node.startedAt = now
         runtime[id] = node
         switch block.kind {
-        case .step(let s): enterStep(id, block: block, step: s)
+        case .step(let s):
+            continueAttempts(of: id)
+            enterStep(id, block: block, step: s)
         case .router(let r): enterRouter(id, router: r)
         case .parallel(let p): enterBranches(id, count: p.branches.count)
         case .race(let r): enterBranches(id, count: r.branches.count)
@@ -276,6 +278,37 @@ struct InstanceMachine {
         case .abSplit(let a): enterSplit(id, block: block, split: a)
         case .cancellationScope: startList(parent: id, list: 0, iteration: 0)
         }
+    }
+
+    /// A step node made again where an earlier node of the same block ran at the same
+    /// iteration path (a finally or a hook that runs again after a redrive) continues that
+    /// node's attempt numbers, with a fresh retry budget: its idempotency keys are new, as §2.4
+    /// keeps a key only for the same attempt re-run after a crash.
+    mutating func continueAttempts(of id: NodeID) {
+        var node = runtime[id]
+        guard node.attempt == 0, let parent = node.parent else { return }
+        switch runtime.block(of: parent)?.kind {
+        case .loop?, .forEach?: return
+        default: break
+        }
+        let parentNode = runtime[parent]
+        let siblings = runtime.childNodes(of: parent)
+        // Loop and for_each iterations have paths of their own. Elsewhere each block of the
+        // parent's lists gets one node unless a list ran again: only then can an earlier node
+        // of this block exist.
+        let lists = runtime.program.lists(of: parentNode.blockIndex)
+        guard siblings.count > lists.reduce(0, { $0 + $1.count }) else { return }
+        var previous = 0
+        for sibling in siblings where sibling != id {
+            let other = runtime[sibling]
+            if other.blockIndex == node.blockIndex && other.list == node.list && other.iteration == node.iteration {
+                previous = max(previous, other.attempt)
+            }
+        }
+        guard previous > 0 else { return }
+        node.attempt = previous
+        node.progress.budgetStart = previous
+        runtime[id] = node
     }
 
     // MARK: Root
