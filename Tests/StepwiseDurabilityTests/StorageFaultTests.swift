@@ -236,7 +236,8 @@ struct StorageFaultTests {
             try await Task.sleep(for: .milliseconds(5))
             state = try await engine.instance(id).state
         }
-        #expect(state == .completed)
+        let error = try await engine.instance(id).error
+        #expect(state == .completed, "\(String(describing: error))")
         #expect(log.count("finish") == 1)
         await engine.shutdown()
     }

@@ -40,7 +40,7 @@ func openEngine(
 /// Runs ticks, advancing the virtual clock to each next deadline, until nothing is pending.
 func runToRest(_ engine: StepwiseEngine, clock: VirtualClock, maxRounds: Int = 200) async throws {
     for _ in 0..<maxRounds {
-        let result = try await engine.runUntilIdle(maxTicks: 100, timeBudgetMs: 600_000)
+        let result = try await engine.runUntilIdle(maxTicks: 100, timeBudgetMs: 5_000)
         if result.hasPendingWork { continue }
         guard let next = result.nextDueAt else { return }
         clock.advance(to: next)
