@@ -104,8 +104,10 @@ public struct EngineConfiguration: Sendable, Hashable {
                 throw StepwiseError(.invalidInput, "additionalRootPublicKeys[\(i)] is malformed: \(error.message)")
             }
         }
-        if !syncUrl.isEmpty && !syncUrl.hasPrefix("https://") {
-            let local = syncUrl.hasPrefix("http://localhost") || syncUrl.hasPrefix("http://127.0.0.1")
+        // Schemes and hosts are case-insensitive (RFC 3986), as URL loading treats them.
+        let lowered = syncUrl.lowercased()
+        if !syncUrl.isEmpty && !lowered.hasPrefix("https://") {
+            let local = lowered.hasPrefix("http://localhost") || lowered.hasPrefix("http://127.0.0.1")
             if !(allowInsecureLocalhost && local) {
                 // The scheme and host only: a query may carry a token.
                 let shown = syncUrl.split(separator: "?", maxSplits: 1).first.map(String.init) ?? syncUrl

@@ -72,6 +72,11 @@ public protocol ExecutionStore: AnyObject {
     /// - Throws: ``StepwiseError`` `storage`.
     func deadLetter(_ id: String) throws(StepwiseError) -> DeadLetter?
 
+    /// Every dead letter of one instance (one per failure), newest first.
+    ///
+    /// - Throws: ``StepwiseError`` `storage`.
+    func deadLetters(ofInstance id: InstanceID) throws(StepwiseError) -> [DeadLetter]
+
     /// Terminal root instances finished before `cutoff` (Unix ms) that GC may delete: no
     /// unacknowledged dead letter, hooks finished. At most `limit`.
     ///

@@ -68,7 +68,7 @@ extension StepwiseEngine {
         guard !fresh.isEmpty else { return 0 }
         // Room is made as for one version (§2.16): unreferenced superseded or retired versions
         // are evicted, oldest first; `resourceLimit` when not enough can be.
-        let added = fresh.map(\.0).filter { sequences[$0] == nil }
+        let added = fresh.filter { sequences[$0.0] == nil }.map(\.1)
         if !added.isEmpty {
             batch.deletedSequences = try evictions(making: added)
             try applyCatalogRemovals(&batch)

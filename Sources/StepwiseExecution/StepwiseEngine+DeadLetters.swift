@@ -99,16 +99,28 @@ extension StepwiseEngine {
                 .conflict, "dedup key '\(key)' is held by instance \(holder)", context: ["instance_id": .string(holder.rawValue)])
         }
         let runtime = try InstanceRuntime(record: record, program: try program(for: record.sequence), nodes: nodes)
+        // The instance's other letters (of earlier failures, or a later one when an older
+        // letter was chosen) are settled by this redrive too: one left unacknowledged would
+        // keep the instance from GC once it completes.
+        let others = try store.deadLetters(ofInstance: record.id).filter { $0.id != letter.id && $0.redrivenAt == nil }
         if let hidden {
             // Running again, the instance pins its version back into the catalog (retired: no
             // new starts), where it takes a place under maxStoredSequences like any version.
-            pendingBatch.deletedSequences += try evictions(making: [hidden.key])
+            pendingBatch.deletedSequences += try evictions(making: [hidden])
             try applyCatalogRemovals(&pendingBatch)
         }
         let removals = pendingBatch
         live[record.id] = runtime
         let now = clock.now()
         try transition(record.id) { $0.redrive() }
+        for var other in others {
+            other.redrivenAt = now
+            if !other.acknowledged {
+                other.acknowledged = true
+                other.acknowledgedAt = now
+            }
+            pendingBatch.deadLetters.append(other)
+        }
         letter.redrivenAt = now
         if !letter.acknowledged {
             letter.acknowledged = true

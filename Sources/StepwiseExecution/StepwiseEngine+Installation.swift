@@ -50,11 +50,11 @@ extension StepwiseEngine {
             if sequences[key] != nil && !existing.isRetired { return existing }
             existing.isRetired = false
             stored = existing
-            if sequences[key] == nil { batch.deletedSequences = try evictions(making: [key]) }
+            if sequences[key] == nil { batch.deletedSequences = try evictions(making: [stored]) }
         } else {
             stored = StoredSequence(
                 key: key, isDeprecated: compiled.isDeprecated, origin: origin, sha256: sha256, installedAt: clock.now())
-            batch.deletedSequences = try evictions(making: [key])
+            batch.deletedSequences = try evictions(making: [stored])
         }
         batch.sequences = [(stored, bytes)]
         try applyCatalogRemovals(&batch)

@@ -334,14 +334,18 @@ public actor StepwiseEngine {
     /// version or one of `newKeys`), oldest first. An empty `newKeys` makes room for one.
     ///
     /// - Throws: ``StepwiseError`` `resourceLimit` when not enough can be evicted.
-    func evictions(making newKeys: [SequenceKey]) throws(StepwiseError) -> [SequenceKey] {
+    func evictions(making added: [StoredSequence]) throws(StepwiseError) -> [SequenceKey] {
         let limit = Int(configuration.maxStoredSequences)
-        let needed = sequences.count + max(1, newKeys.count) - limit
+        let needed = sequences.count + max(1, added.count) - limit
         guard limit > 0, needed > 0 else { return [] }
+        // Superseded: older than the version `start` would choose, which is never a deprecated
+        // or retired one (§1.2): below a deprecated v2, v1 is still the latest.
         var latest: [String: Int] = [:]
-        for key in Array(sequences.keys) + newKeys { latest[key.name] = max(latest[key.name] ?? Int.min, key.version) }
+        for stored in Array(sequences.values) + added where !stored.isDeprecated && !stored.isRetired {
+            latest[stored.key.name] = max(latest[stored.key.name] ?? Int.min, stored.key.version)
+        }
         let candidates = sequences.values
-            .filter { $0.isRetired || $0.key.version < (latest[$0.key.name] ?? 0) }
+            .filter { stored in stored.isRetired || latest[stored.key.name].map { stored.key.version < $0 } ?? false }
             .sorted { ($0.installedAt, $0.key) < ($1.installedAt, $1.key) }
             .filter { !isPinnedByLiveInstance($0.key) }
             .map(\.key)

@@ -53,6 +53,20 @@ extension SQLiteExecutionStore {
         return try run("cannot read dead letter \(id)") { () throws(SQLiteError) -> DeadLetter? in try deadLetterRow(id) }
     }
 
+    public func deadLetters(ofInstance id: InstanceID) throws(StepwiseError) -> [DeadLetter] {
+        // Reads see the tables: write the change log to them first.
+        try settle()
+        return try run("cannot list the dead letters of \(id)") { () throws(SQLiteError) -> [DeadLetter] in
+            let statement = try connection.cachedStatement(
+                "SELECT \(Self.deadLetterColumns) FROM dead_letters WHERE instance_id = ? ORDER BY failed_at DESC, id")
+            defer { statement.reset() }
+            try statement.bind(id.rawValue, at: 1)
+            var result: [DeadLetter] = []
+            while try statement.step() { result.append(Self.readDeadLetter(statement)) }
+            return result
+        }
+    }
+
     public func expiredInstances(finishedBefore cutoff: Int64, limit: Int) throws(StepwiseError) -> [InstanceID] {
         // Reads see the tables: write the change log to them first.
         try settle()

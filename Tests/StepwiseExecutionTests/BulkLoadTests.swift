@@ -82,4 +82,25 @@ struct BulkLoadTests {
         #expect(await engine.loadedSequences().map { "\($0.key.name)@\($0.key.version)" } == ["a@2", "b@2", "c@2"])
         await engine.shutdown()
     }
+
+    /// §1.2: a deprecated version is never the latest, so it supersedes nothing: below a
+    /// deprecated v2, v1 is what `start` runs and is not evicted to make room.
+    @Test func aVersionBelowADeprecatedOneIsNotSuperseded() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration.forTests
+        configuration.maxStoredSequences = 2
+        let engine = try await openEngine(db, clock: VirtualClock(), configuration: configuration, handlers: ["work": { _ in [:] }])
+        func flow(_ name: String, _ version: Int, deprecated: Bool = false) -> [UInt8] {
+            Array(#"{"name": "\#(name)", "version": \#(version), "deprecated": \#(deprecated), "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#.utf8)
+        }
+        _ = try await engine.loadSequence(json: flow("v", 1))
+        _ = try await engine.loadSequence(json: flow("v", 2, deprecated: true))
+        let full = await #expect(throws: StepwiseError.self) { try await engine.loadSequence(json: flow("other", 1)) }
+        #expect(full?.code == .resourceLimit)
+        #expect(await engine.loadedSequences().map { "\($0.key.name)@\($0.key.version)" } == ["v@1", "v@2"])
+        let started = try await engine.start("v")
+        #expect(try await engine.instance(started).sequenceVersion == 1)
+        await engine.shutdown()
+    }
 }

@@ -19,6 +19,16 @@ struct ConfigurationTests {
         #expect(throws: StepwiseError.self) { try StepwiseEngine(databasePath: db.path, configuration: insecure) }
     }
 
+    /// URL schemes are case-insensitive (RFC 3986): `HTTPS://` is https.
+    @Test func anUppercaseHTTPSSchemeIsHTTPS() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        var configuration = EngineConfiguration.forTests
+        configuration.syncUrl = "HTTPS://sync.example.com/mobile/sync"
+        let engine = try StepwiseEngine(databasePath: db.path, configuration: configuration)
+        await engine.shutdown()
+    }
+
     @Test func deviceContextPersists() async throws {
         let db = TemporaryDatabase()
         defer { db.cleanup() }

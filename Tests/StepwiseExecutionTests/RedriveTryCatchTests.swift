@@ -100,4 +100,34 @@ import Testing
         #expect(keys.count == 2 && keys.last?.hasSuffix(":notify:_:2") == true, "\(keys)")
         await engine.shutdown()
     }
+
+    /// §6.8: the redrive settles the instance's dead letters, whichever of them it went
+    /// through; none is left unacknowledged to keep the completed instance from GC (§2.16).
+    @Test func aRedriveThroughAnOlderLetterSettlesTheNewerOneToo() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let clock = VirtualClock()
+        let counter = Counter()
+        let engine = try await openEngine(db, clock: clock, handlers: [
+            "flaky": { context in
+                counter.hit("flaky")
+                if counter.count("flaky") <= 2 { throw StepError.permanent("not yet") }
+                return [:]
+            },
+        ])
+        _ = try await engine.loadSequence(json: Array(#"{"name": "twice", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "flaky"}]}"#.utf8))
+        let id = try await engine.start("twice")
+        try await runToRest(engine, clock: clock)
+        let first = try #require(try await engine.deadLetters().items.first)
+        try await engine.redrive(deadLetterId: first.id)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .failed)
+        #expect(try await engine.deadLetters(unacknowledgedOnly: true).items.count == 1, "the second failure's letter")
+        try await engine.redrive(deadLetterId: first.id)
+        try await runToRest(engine, clock: clock)
+        #expect(try await engine.instance(id).state == .completed)
+        let letters = try await engine.deadLetters().items
+        #expect(letters.count == 2 && letters.allSatisfy { $0.acknowledged && $0.redrivenAt != nil })
+        await engine.shutdown()
+    }
 }
