@@ -19,6 +19,10 @@ import Testing
             return [:]
         }
         var all: [String] { lines.withLock { $0 } }
+        /// `work` always succeeds; `flaky` fails until ``fixed``.
+        var handlers: [String: @Sendable (StepContext) async throws -> JSONValue] {
+            ["work": { try self.record($0, fails: false) }, "flaky": { try self.record($0, fails: true) }]
+        }
     }
 
     /// Runs `blocks` until it fails, fixes the handlers, redrives, runs to the end; returns the
@@ -28,10 +32,7 @@ import Testing
         defer { db.cleanup() }
         let clock = VirtualClock()
         let calls = Calls()
-        let engine = try await openEngine(db, clock: clock, handlers: [
-            "work": { try calls.record($0, fails: false) },
-            "flaky": { try calls.record($0, fails: true) },
-        ])
+        let engine = try await openEngine(db, clock: clock, handlers: calls.handlers)
         _ = try await engine.loadSequence(json: Array(#"{"name": "tc", "version": 1, "blocks": [\#(blocks)]\#(hooks)}"#.utf8))
         let id = try await engine.start("tc")
         try await runToRest(engine, clock: clock)
@@ -82,10 +83,7 @@ import Testing
         defer { db.cleanup() }
         let clock = VirtualClock()
         let calls = Calls()
-        let engine = try await openEngine(db, clock: clock, handlers: [
-            "work": { try calls.record($0, fails: false) },
-            "flaky": { try calls.record($0, fails: true) },
-        ])
+        let engine = try await openEngine(db, clock: clock, handlers: calls.handlers)
         _ = try await engine.loadSequence(json: Array(#"""
             {"name": "hooked", "version": 1, "blocks": [{"type": "step", "id": "s", "handler": "flaky"}],
              "on_failure": [{"type": "step", "id": "notify", "handler": "work"}]}
