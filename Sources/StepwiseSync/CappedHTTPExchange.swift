@@ -61,6 +61,27 @@ enum CappedHTTPExchange {
         }
         return try result.get()
     }
+
+    /// The error's kind without its URL (URLError descriptions may quote the full URL).
+    static func describe(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return "transport error" }
+        let what: String
+        switch urlError.code {
+        case .cannotConnectToHost: what = "connection refused: nothing answers at the server's address"
+        case .timedOut: what = "the server did not answer in time"
+        case .cannotFindHost, .dnsLookupFailed: what = "the server's host name cannot be resolved"
+        case .notConnectedToInternet: what = "no network connection"
+        case .networkConnectionLost: what = "the connection was lost"
+        case .secureConnectionFailed: what = "the TLS connection failed"
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid:
+            what = "the server's TLS certificate is not trusted"
+        case .badServerResponse, .cannotParseResponse: what = "the server's response is not valid HTTP"
+        case .zeroByteResource: what = "the server's response is empty"
+        default: what = "transport failure"
+        }
+        return "\(what) (URL error \(urlError.code.rawValue))"
+    }
 }
 
 /// Collects one task's response under a lock; URLSession calls it on its own queue.
@@ -141,7 +162,7 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
                 let code = (error as? URLError)?.code
                 if code == .timedOut { return (continuation, .failure(FetchError(.timeout, "\(shownURL): timed out"))) }
                 if code == .cancelled { return (continuation, .failure(FetchError(.transport, "\(shownURL): cancelled"))) }
-                return (continuation, .failure(FetchError(.transport, "\(shownURL): \(Self.describe(error))")))
+                return (continuation, .failure(FetchError(.transport, "\(shownURL): \(CappedHTTPExchange.describe(error))")))
             }
             guard let http = s.response ?? (task.response as? HTTPURLResponse) else {
                 return (continuation, .failure(FetchError(.transport, "\(shownURL): no HTTP response")))
@@ -153,25 +174,5 @@ private final class FetchDelegate: NSObject, URLSessionDataDelegate, @unchecked 
             return (continuation, .success(HTTPResponse(statusCode: http.statusCode, headers: headers, body: s.body)))
         }
         continuation?.resume(returning: result)
-    }
-
-    /// The error's kind without its URL (URLError descriptions may quote the full URL).
-    private static func describe(_ error: any Error) -> String {
-        guard let urlError = error as? URLError else { return "transport error" }
-        let what: String
-        switch urlError.code {
-        case .cannotConnectToHost: what = "connection refused: nothing answers at the server's address"
-        case .timedOut: what = "the server did not answer in time"
-        case .cannotFindHost, .dnsLookupFailed: what = "the server's host name cannot be resolved"
-        case .notConnectedToInternet: what = "no network connection"
-        case .networkConnectionLost: what = "the connection was lost"
-        case .secureConnectionFailed: what = "the TLS connection failed"
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-            .serverCertificateNotYetValid:
-            what = "the server's TLS certificate is not trusted"
-        case .badServerResponse: what = "the server's response is not valid HTTP"
-        default: what = "transport failure"
-        }
-        return "\(what) (URL error \(urlError.code.rawValue))"
     }
 }

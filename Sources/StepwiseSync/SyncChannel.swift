@@ -265,7 +265,7 @@ public struct SyncChannel: SyncChannelDriver {
     static func describe(_ error: any Error) -> String {
         if let e = error as? StepwiseError { return e.message }
         if let e = error as? FetchError { return e.message }
-        if let e = error as? URLError { return "network error \(e.code.rawValue)" }
+        if error is URLError { return "network error: \(CappedHTTPExchange.describe(error))" }
         return "network error"
     }
 }

@@ -106,7 +106,7 @@ struct SyncChannelTests {
         _ = try await engine.runUntilIdle(maxTicks: 10, timeBudgetMs: 1_000)
         transport.fail()
         let failed = try await engine.syncChannel()
-        #expect(!failed.succeeded && failed.error == "network error \(URLError.Code.notConnectedToInternet.rawValue)")
+        #expect(!failed.succeeded && failed.error == "network error: no network connection (URL error \(URLError.Code.notConnectedToInternet.rawValue))")
         #expect(try await engine.outboxIsEmpty() == false)
         transport.answer(500, ["error": "boom"])
         let serverError = try await engine.syncChannel()
