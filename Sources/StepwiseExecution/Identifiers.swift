@@ -111,4 +111,17 @@ public struct SequenceKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static func < (lhs: SequenceKey, rhs: SequenceKey) -> Bool {
         (lhs.name, lhs.version) < (rhs.name, rhs.version)
     }
+
+    /// Whether the name is `other`, byte for byte: names are JSON strings, distinct whenever
+    /// their UTF-8 bytes differ (`String ==` would take canonically equivalent ones as equal).
+    public func hasName(_ other: String) -> Bool { name.utf8.elementsEqual(other.utf8) }
+
+    /// Equal when the versions are and the names are byte for byte (see ``hasName(_:)``).
+    public static func == (lhs: SequenceKey, rhs: SequenceKey) -> Bool { lhs.version == rhs.version && lhs.hasName(rhs.name) }
+
+    /// Hashes the name's UTF-8 bytes and the version, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        for byte in name.utf8 { hasher.combine(byte) }
+        hasher.combine(version)
+    }
 }

@@ -90,7 +90,7 @@ extension StepwiseEngine {
             try store.commit(batch)
             finishCatalogRemovals(batch)
         }
-        if !sequences.values.contains(where: { $0.key.name == key.name && !$0.isRetired }) {
+        if !sequences.values.contains(where: { $0.key.hasName(key.name) && !$0.isRetired }) {
             removedNames.insert(key.name)
         }
     }

@@ -16,7 +16,7 @@ extension StepwiseEngine {
                     let key = SequenceKey(name: name, version: version)
                     return known[key].map { $0.isRetired ? nil : key } ?? nil
                 }
-                return known.values.filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }.map(\.key).max()
+                return known.values.filter { $0.key.hasName(name) && !$0.isDeprecated && !$0.isRetired }.map(\.key).max()
             },
             makeInstanceID: { [self] in
                 // Instance ids come from the engine's seeded generator.

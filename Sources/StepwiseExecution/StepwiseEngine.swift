@@ -283,7 +283,7 @@ public actor StepwiseEngine {
             return sequences[key].map { $0.isRetired ? nil : key } ?? nil
         }
         return sequences.values
-            .filter { $0.key.name == name && !$0.isDeprecated && !$0.isRetired }
+            .filter { $0.key.hasName(name) && !$0.isDeprecated && !$0.isRetired }
             .map(\.key)
             .max()
     }

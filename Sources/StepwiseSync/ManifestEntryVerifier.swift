@@ -47,7 +47,7 @@ public enum ManifestEntryVerifier {
     ///
     /// - Throws: ``EntryFailure`` with one of the three outcomes. Nothing else.
     public static func checkStoredVersions(_ entry: ManifestEntry, stored: [StoredSequence]) throws(EntryFailure) {
-        let sameName = stored.filter { $0.key.name == entry.name }
+        let sameName = stored.filter { $0.key.hasName(entry.name) }
         if let same = sameName.first(where: { $0.key.version == entry.version }) {
             if same.sha256 != entry.sha256 {
                 throw EntryFailure(.versionConflict, "\(entry.name) v\(entry.version) is stored with other content")

@@ -296,7 +296,7 @@ public actor ManifestSynchronizer {
         if !stored.contains(where: { $0.key == key }) {
             if let failure = try await makeRoom(stored: stored) { return (failure.outcome, failure.message) }
         }
-        let hadName = stored.contains { $0.key.name == entry.name && $0.key != key && !$0.isRetired }
+        let hadName = stored.contains { $0.key.hasName(entry.name) && $0.key != key && !$0.isRetired }
         do {
             _ = try await installer.install(verified)
         } catch {

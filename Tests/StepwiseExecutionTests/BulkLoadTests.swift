@@ -103,4 +103,20 @@ struct BulkLoadTests {
         #expect(try await engine.instance(started).sequenceVersion == 1)
         await engine.shutdown()
     }
+
+    /// Sequence names are JSON strings: canonically equivalent spellings are two sequences,
+    /// and `start` finds the one named byte for byte.
+    @Test func canonicallyEquivalentNamesAreDistinctSequences() async throws {
+        let db = TemporaryDatabase()
+        defer { db.cleanup() }
+        let engine = try await openEngine(db, clock: VirtualClock(), handlers: ["work": { _ in [:] }])
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        for (name, version) in [(composed, 1), (decomposed, 7)] {
+            _ = try await engine.loadSequence(json: Array(#"{"name": "\#(name)", "version": \#(version), "blocks": [{"type": "step", "id": "s", "handler": "work"}]}"#.utf8))
+        }
+        #expect(await engine.loadedSequences().count == 2)
+        let id = try await engine.start(decomposed)
+        #expect(try await engine.instance(id).sequenceVersion == 7)
+        await engine.shutdown()
+    }
 }
