@@ -121,7 +121,8 @@ public struct SequenceKey: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// Hashes the name's UTF-8 bytes and the version, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
-        for byte in name.utf8 { hasher.combine(byte) }
+        var text = name
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(version)
     }
 }

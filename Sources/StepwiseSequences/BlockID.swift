@@ -18,6 +18,7 @@ public struct BlockID: RawRepresentable, Hashable, Sendable, Comparable, CustomS
 
     /// Hashes the UTF-8 bytes, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
-        for byte in rawValue.utf8 { hasher.combine(byte) }
+        var text = rawValue
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
