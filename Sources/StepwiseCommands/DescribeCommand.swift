@@ -38,17 +38,13 @@ public struct DescribeCommand: AsyncParsableCommand {
                 exitCode = 2
                 continue
             }
-            // A bundle (a JSON array of documents) is described element by element.
-            let results: [(LoadResult, index: Int?)] =
-                SequenceLoader.loadBundle(bytes).flatMap { $0.isEmpty ? nil : $0.enumerated().map { ($1.result, $0) } }
-                ?? [(SequenceLoader.load(bytes), nil)]
-            for (result, index) in results {
-                let label = index.map { "\(path) [\($0)]" } ?? path
-                guard let sequence = result.sequence else {
+            // A bundle is described element by element.
+            for document in FileDocument.load(bytes, path: path) {
+                let label = document.label
+                guard let sequence = document.result.sequence else {
                     // As `validate`: not JSON at all is unusable input (2), a broken sequence is 1.
-                    let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
                     errors += "error: \(label) is invalid; run `stepwise validate \(path)` for the problems\n"
-                    exitCode = max(exitCode, unusable ? 2 : 1)
+                    exitCode = max(exitCode, document.isUnusable ? 2 : 1)
                     continue
                 }
                 out += style.bold("\(sequence.name) v\(sequence.version)")

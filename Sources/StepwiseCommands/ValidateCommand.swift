@@ -54,13 +54,10 @@ public struct ValidateCommand: AsyncParsableCommand {
                 reports.append(["path": .string(path), "status": "unusable", "error": .string(error.description)])
                 continue
             }
-            // A bundle (a JSON array of documents, orch8's `sequences.json`) is checked element
-            // by element, each reported on its own; an empty array is a document of the wrong type.
-            let results: [(LoadResult, index: Int?)] =
-                SequenceLoader.loadBundle(bytes).flatMap { $0.isEmpty ? nil : $0.enumerated().map { ($1.result, $0) } }
-                ?? [(SequenceLoader.load(bytes), nil)]
-            for (result, index) in results {
-                let unusable = result.problems.contains { $0.code == .invalidJSON || $0.code == .tooDeepJSON }
+            // A bundle is checked element by element, each reported on its own.
+            for document in FileDocument.load(bytes, path: path) {
+                let result = document.result
+                let unusable = document.isUnusable
                 if result.isValid {
                     validCount += 1
                 } else {
@@ -74,7 +71,7 @@ public struct ValidateCommand: AsyncParsableCommand {
                         "problems": .array(result.problems.map(\.jsonValue)),
                         "warnings": .array(result.warnings.map(\.jsonValue)),
                     ]
-                    if let index { report["index"] = .integer(Int64(index)) }
+                    if let index = document.index { report["index"] = .integer(Int64(index)) }
                     if let s = result.sequence {
                         report["name"] = .string(s.name)
                         report["version"] = .integer(Int64(s.version))
@@ -84,7 +81,7 @@ public struct ValidateCommand: AsyncParsableCommand {
                     reports.append(.object(report))
                     continue
                 }
-                let label = index.map { "\(path) [\($0)]" } ?? path
+                let label = document.label
                 if let s = result.sequence {
                     text += "\(label): \(style.green("valid")) (\(s.name) v\(s.version), \(s.blockCount) blocks, "
                         + "handlers: \(s.handlerNames.joined(separator: ", ")))\n"

@@ -67,7 +67,7 @@ extension StepwiseEngine {
     ///   under `maxStoredSequences` again and none can be freed), `storage`, `shutdown`.
     public func redrive(deadLetterId: String) throws(StepwiseError) {
         try checkOpen()
-        guard var letter = try store.deadLetter(deadLetterId) else {
+        guard let letter = try store.deadLetter(deadLetterId) else {
             throw StepwiseError(.notFound, "dead letter \(deadLetterId) not found", context: ["dead_letter_id": .string(deadLetterId)])
         }
         guard let loaded = try store.loadInstance(letter.instanceId) else {
@@ -113,20 +113,14 @@ extension StepwiseEngine {
         live[record.id] = runtime
         let now = clock.now()
         try transition(record.id) { $0.redrive() }
-        for var other in others {
-            other.redrivenAt = now
-            if !other.acknowledged {
-                other.acknowledged = true
-                other.acknowledgedAt = now
+        for var settled in [letter] + others {
+            settled.redrivenAt = now
+            if !settled.acknowledged {
+                settled.acknowledged = true
+                settled.acknowledgedAt = now
             }
-            pendingBatch.deadLetters.append(other)
+            pendingBatch.deadLetters.append(settled)
         }
-        letter.redrivenAt = now
-        if !letter.acknowledged {
-            letter.acknowledged = true
-            letter.acknowledgedAt = now
-        }
-        pendingBatch.deadLetters.append(letter)
         try commitPass()
         if let hidden {
             finishCatalogRemovals(removals)
